@@ -1,0 +1,7 @@
+"""`python -m paperbot ...`"""
+
+import sys
+
+from paperbot.cli import main
+
+sys.exit(main())

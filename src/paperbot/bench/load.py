@@ -1,0 +1,72 @@
+"""Load N synthetic papers into a fresh database, then reload them unchanged.
+
+Baseline in the same process: plain sqlite3 `executemany` of the same rows,
+the least any loader must do. `load_vs_baseline` is our full load (read,
+parse, merge, diff, write) over that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from paperbot.bench.memory import peak_rss_mb
+from paperbot.bench.synthetic import synthetic_papers, write_corpus
+from paperbot.cli.common import positive_int
+from paperbot.services.corpus import load_corpus
+from paperbot.storage.db import Database
+from paperbot.storage.papers import paper_count
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--papers", type=positive_int, default=10_000, help="papers to generate")
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    papers = synthetic_papers(args.papers)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write_corpus(folder / "corpus", papers)
+        baseline_s = _baseline_insert(folder / "baseline.sqlite3", papers)
+        db = await Database.open(folder / "bench.sqlite3")
+        try:
+            load_s = await _timed_load(db, folder / "corpus")
+            reload_s = await _timed_load(db, folder / "corpus")
+            stored = await paper_count(db)
+        finally:
+            await db.close()
+    return {
+        "papers": stored,
+        "load_s": load_s,
+        "reload_unchanged_s": reload_s,
+        "baseline_insert_s": baseline_s,
+        "load_vs_baseline": load_s / baseline_s,
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+async def _timed_load(db: Database, folder: Path) -> float:
+    start = time.perf_counter()
+    await load_corpus(db, [folder], default_area="预训练", now=datetime.now(UTC))
+    return time.perf_counter() - start
+
+
+def _baseline_insert(path: Path, papers: list[tuple[str, str]]) -> float:
+    start = time.perf_counter()
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute(
+        "CREATE TABLE p (id INTEGER PRIMARY KEY, key TEXT UNIQUE, title TEXT, summary TEXT)"
+    )
+    with conn:
+        conn.executemany(
+            "INSERT INTO p (key, title, summary) VALUES (?, ?, ?)",
+            [(t.casefold(), t, s) for t, s in papers],
+        )
+    conn.close()
+    return time.perf_counter() - start

@@ -1,0 +1,51 @@
+"""`paperbot ...`: every job of the bot, without Discord.
+
+Each subcommand lives in its own module of this package, listed in
+`COMMANDS`, with a `register(subparsers)` function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from paperbot import __version__
+from paperbot.cli.common import EXIT_USAGE, Handler, fail
+from paperbot.config import ConfigError, load_settings
+
+COMMANDS = ("load", "list_papers", "bench")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="paperbot",
+        description="Paper digests for Discord: load, search, subscribe, digest, run.",
+    )
+    parser.add_argument("--version", action="version", version=f"paperbot {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"paperbot.cli.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        return fail(f"configuration error: {exc}", EXIT_USAGE)
+    level = logging.DEBUG if args.verbose else getattr(logging, settings.bot.log_level)
+    logging.basicConfig(
+        level=max(level, logging.WARNING) if not args.verbose else level,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    handler: Handler = args.handler
+    try:
+        return handler(args, settings)
+    except KeyboardInterrupt:
+        return fail("interrupted", 130)

@@ -1,0 +1,41 @@
+"""`paperbot bench NAME`: speed and memory measurements.
+
+Each benchmark lives in `paperbot.bench.NAME` with `add_arguments(parser)`
+and `run(args) -> dict` (an async function). The CLI prints the dict as a
+table, or as one JSON object with `--json`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+from typing import Any
+
+from paperbot.cli.common import EXIT_OK, print_json
+from paperbot.config import Settings
+
+BENCHMARKS = {"load": "paperbot.bench.load"}
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser("bench", help="run a benchmark")
+    names = parser.add_subparsers(dest="benchmark", required=True, metavar="NAME")
+    for name, module_name in BENCHMARKS.items():
+        module = importlib.import_module(module_name)
+        sub = names.add_parser(name, help=(module.__doc__ or "").strip().splitlines()[0])
+        module.add_arguments(sub)
+        sub.add_argument("--json", action="store_true", help="print one JSON object")
+        sub.set_defaults(handler=run, bench_module=module)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    result: dict[str, Any] = asyncio.run(args.bench_module.run(args))
+    if args.json:
+        print_json(result)
+    else:
+        width = max(len(k) for k in result)
+        for key, value in result.items():
+            shown = f"{value:.3f}" if isinstance(value, float) else value
+            print(f"{key:<{width}}  {shown}")
+    return EXIT_OK

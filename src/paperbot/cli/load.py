@@ -1,0 +1,58 @@
+"""`paperbot load [PATH ...]`: load digest files into the database."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail, print_json, with_app
+from paperbot.config import Settings
+from paperbot.services.app import App
+from paperbot.services.corpus import CorpusPathError, LoadReport, corpus_files, load_corpus
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "load", help="load digest files or folders (default: the configured corpus)"
+    )
+    parser.add_argument("paths", nargs="*", type=Path, metavar="PATH")
+    parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    paths: list[Path] = args.paths or [settings.corpus.path]
+    try:
+        total = len(corpus_files(paths))
+    except CorpusPathError as exc:
+        return fail(str(exc), EXIT_USAGE)
+
+    async def job(app: App) -> int:
+        show_bar = sys.stderr.isatty() and not args.json
+        with tqdm(total=total, unit="file", disable=not show_bar, file=sys.stderr) as bar:
+            report = await load_corpus(
+                app.db,
+                paths,
+                default_area=settings.corpus.default_area,
+                now=datetime.now(UTC),
+                progress=lambda _path: bar.update(),
+            )
+        print_json(report.as_dict()) if args.json else _print_summary(report)
+        return EXIT_OK if report.clean else EXIT_PROBLEMS
+
+    return with_app(settings, job)
+
+
+def _print_summary(report: LoadReport) -> None:
+    print(
+        f"{report.files} files, {report.entries} entries: {report.new} new, "
+        f"{report.updated} updated, {report.unchanged} unchanged, "
+        f"{report.removed} removed, {report.duplicates_merged} duplicates merged"
+    )
+    for problem in report.problems:
+        print(f"skipped {problem}")

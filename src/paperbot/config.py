@@ -1,0 +1,200 @@
+"""Settings: `config/paperbot.toml`, overridden by environment variables.
+
+Every problem becomes one `ConfigError` naming the key, so the CLI can print
+a single clear line and exit 2 instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CONFIG = Path("config/paperbot.toml")
+BUNDLED_CORPUS = Path(__file__).parent / "data" / "corpus"
+
+ENV_TOKEN = "DISCORD_TOKEN"
+ENV_DB = "PAPERBOT_DB"
+ENV_CORPUS = "PAPERBOT_CORPUS"
+ENV_CONFIG = "PAPERBOT_CONFIG"
+ENV_SYNC_GUILD = "PAPERBOT_SYNC_GUILD"
+ENV_LOG_LEVEL = "PAPERBOT_LOG_LEVEL"
+
+
+class ConfigError(Exception):
+    """A setting is missing, unknown or invalid; `str()` is one clear line."""
+
+
+def _existing_dir(path: Path) -> Path:
+    if not path.is_dir():
+        raise ValueError(f"folder {path} does not exist")
+    return path
+
+
+def _existing_file(path: Path) -> Path:
+    if not path.is_file():
+        raise ValueError(f"file {path} does not exist")
+    return path
+
+
+def _timezone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(
+            f"unknown timezone {name!r} (use an IANA name such as Asia/Shanghai)"
+        ) from exc
+    return name
+
+
+ExistingDir = Annotated[Path, AfterValidator(_existing_dir)]
+ExistingFile = Annotated[Path, AfterValidator(_existing_file)]
+TimezoneName = Annotated[str, AfterValidator(_timezone)]
+
+
+class _Section(BaseModel):
+    # Unknown keys are typos; say so instead of silently ignoring them.
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DatabaseSettings(_Section):
+    path: Path = Path("var/paperbot.sqlite3")
+
+
+class CorpusSettings(_Section):
+    path: ExistingDir = BUNDLED_CORPUS
+    default_area: str = Field(default="预训练", min_length=1)
+
+
+class TopicsSettings(_Section):
+    path: ExistingFile = Path("config/topics.toml")
+
+
+class SearchSettings(_Section):
+    page_size: int = Field(default=5, ge=1, le=10)
+    max_query_length: int = Field(default=300, ge=10, le=2000)
+    cooldown_uses: int = Field(default=5, ge=1)
+    cooldown_seconds: float = Field(default=10.0, gt=0)
+
+
+class DigestSettings(_Section):
+    default_timezone: TimezoneName = "UTC"
+    default_count: int = Field(default=5, ge=1, le=10)
+
+
+class BotSettings(_Section):
+    token: SecretStr | None = None
+    sync_guild: int | None = Field(default=None, gt=0)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    shutdown_grace_seconds: float = Field(default=5.0, ge=0, le=9)
+
+
+class Settings(_Section):
+    config_path: Path | None = None
+    database: DatabaseSettings = DatabaseSettings()
+    corpus: CorpusSettings = CorpusSettings()
+    topics: TopicsSettings = TopicsSettings()
+    search: SearchSettings = SearchSettings()
+    digest: DigestSettings = DigestSettings()
+    bot: BotSettings = BotSettings()
+
+
+def load_settings(env: Mapping[str, str] | None = None) -> Settings:
+    """Read the TOML file (if any), apply the environment, validate."""
+    env = os.environ if env is None else env
+    path, explicit = _config_path(env)
+    raw = _read_toml(path, explicit=explicit)
+    if "token" in raw.get("bot", {}):
+        raise ConfigError(f"bot.token: never put the token in {path}; set {ENV_TOKEN} instead")
+    _resolve_paths(raw, base=path.parent if path.exists() else Path.cwd())
+    _apply_env(raw, env)
+    raw["config_path"] = path if path.exists() else None
+    try:
+        return Settings.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, path)) from None
+
+
+def _config_path(env: Mapping[str, str]) -> tuple[Path, bool]:
+    if env.get(ENV_CONFIG):
+        return Path(env[ENV_CONFIG]), True
+    return DEFAULT_CONFIG, False
+
+
+def _read_toml(path: Path, *, explicit: bool) -> dict[str, Any]:
+    if not path.exists():
+        if explicit:
+            raise ConfigError(f"{ENV_CONFIG}: config file {path} does not exist")
+        return {}
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _resolve_paths(raw: dict[str, Any], base: Path) -> None:
+    """Relative paths in the file are relative to the file's folder."""
+    for section in ("database", "corpus", "topics"):
+        values = raw.get(section)
+        if isinstance(values, dict) and isinstance(values.get("path"), str):
+            values["path"] = str(base / values["path"]) if values["path"] else None
+            if values["path"] is None:
+                del values["path"]
+
+
+def _apply_env(raw: dict[str, Any], env: Mapping[str, str]) -> None:
+    overrides = {
+        ENV_DB: ("database", "path"),
+        ENV_CORPUS: ("corpus", "path"),
+        ENV_SYNC_GUILD: ("bot", "sync_guild"),
+        ENV_LOG_LEVEL: ("bot", "log_level"),
+        ENV_TOKEN: ("bot", "token"),
+    }
+    for name, (section, key) in overrides.items():
+        value = env.get(name, "").strip()
+        if value:
+            raw.setdefault(section, {})[key] = value
+
+
+_ENV_FOR_KEY = {
+    "database.path": ENV_DB,
+    "corpus.path": ENV_CORPUS,
+    "bot.sync_guild": ENV_SYNC_GUILD,
+    "bot.log_level": ENV_LOG_LEVEL,
+}
+
+
+def _describe(exc: ValidationError, path: Path) -> str:
+    """The first validation error as one line: key, problem, where it came from."""
+    error = exc.errors()[0]
+    key = ".".join(str(part) for part in error["loc"])
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = "unknown setting"
+    origin = _ENV_FOR_KEY.get(key)
+    where = f"{origin} / {path}" if origin else str(path)
+    return f"{key}: {message} (from {where})"
+
+
+def token(settings: Settings) -> str | None:
+    """The Discord token, or None when it is not set."""
+    secret = settings.bot.token
+    return secret.get_secret_value() if secret is not None else None

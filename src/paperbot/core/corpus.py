@@ -1,0 +1,270 @@
+"""Parsing digest pages, and merging their entries into papers.
+
+Two layouts exist:
+
+1. *Line layout*: a header (`📚 预训练¶`, `🧠 NeurIPS2025 · 42 篇论文解读`,
+   optional `📌 …` / `🔥 …` metadata lines), then one `Title: 中文摘要` per line.
+2. *Block layout*: a venue line (`NeurIPS 2023`), then per paper an English
+   title line, a blank line, and zero or more (Chinese) summary paragraphs.
+
+Titles contain `: ` themselves, so a line-layout title ends at the last
+separator before the first CJK character: the summary is Chinese, titles
+are not.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from paperbot.core.models import Entry, PaperRecord, ParsedFile, Problem, Source
+from paperbot.core.text import collapse_whitespace, has_cjk, strip_invisible, title_key
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_CJK_CHAR = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff01-\uff5e]")
+# `Title: summary`, `Title：summary`, or `Title:摘要` with no space before CJK.
+_SEPARATOR = re.compile(r"\s*(?::\s+|：\s*|:(?=[\u3400-\u9fff])|:$)")
+_AREA_LINE = re.compile(r"^\W*\s*(?P<area>[^\s¶].*?)\s*¶\s*$")
+_HEADER_VENUE = re.compile(
+    r"^\W*\s*(?P<venue>[A-Za-z][A-Za-z-]*?)\s*(?P<year>(?:19|20)\d{2})\s*[·•|]\s*(?P<count>\d+)\s*篇"
+)
+_PLAIN_VENUE = re.compile(r"^(?P<venue>[A-Za-z][A-Za-z-]{1,15})\s?(?P<year>(?:19|20)\d{2})$")
+_FILE_VENUE = re.compile(r"(?P<venue>[A-Za-z]+)[-_ ]?(?P<year>(?:19|20)\d{2})")
+# Known spellings; anything else keeps the file's own casing.
+_VENUE_NAMES = {
+    name.casefold(): name
+    for name in (
+        "NeurIPS",
+        "ICML",
+        "ICLR",
+        "ACL",
+        "EMNLP",
+        "NAACL",
+        "CVPR",
+        "ICCV",
+        "ECCV",
+        "AAAI",
+        "IJCAI",
+        "COLM",
+        "KDD",
+        "TMLR",
+    )
+}
+_METADATA_MARKERS = ("同领域", "高频主题", "跨会议")
+
+
+def venue_name(raw: str) -> str:
+    """Canonical venue spelling: `neurips` -> `NeurIPS`."""
+    return _VENUE_NAMES.get(raw.casefold(), raw)
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    file: str
+    venue: str | None
+    year: int | None
+    area: str
+
+
+def decode(data: bytes, file: str) -> str | Problem:
+    """UTF-8 text (a BOM is dropped), or the reason the file is skipped."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return Problem(file, None, f"not UTF-8 text (byte {exc.start}): skipped")
+    if "\x00" in text:
+        return Problem(file, None, "binary file (NUL bytes): skipped")
+    return text
+
+
+def parse_text(text: str, file: str, default_area: str) -> ParsedFile:
+    """Parse one page in either layout."""
+    lines = [
+        strip_invisible(line).strip() for line in _LINE_BREAK.split(text.removeprefix("\ufeff"))
+    ]
+    ctx = _header_context(lines, file, default_area)
+    if ctx.venue is None or ctx.year is None:
+        problem = Problem(
+            file, None, "no venue and year (no venue line, and none in the file name): skipped"
+        )
+        return ParsedFile(file, (), (problem,))
+    if _is_block_layout(lines):
+        entries, problems = _parse_blocks(lines, ctx)
+    else:
+        entries, problems = _parse_lines(lines, ctx)
+    return ParsedFile(file, tuple(entries), tuple(problems))
+
+
+def _header_context(lines: list[str], file: str, default_area: str) -> _Context:
+    area, venue, year = default_area, None, None
+    for line in lines:
+        if (m := _HEADER_VENUE.match(line)) or (m := _PLAIN_VENUE.match(line)):
+            venue, year = venue_name(m["venue"]), int(m["year"])
+            break
+        if m := _AREA_LINE.match(line):
+            area = m["area"]
+    if venue is None and (m := _FILE_VENUE.search(file)):
+        venue, year = venue_name(m["venue"]), int(m["year"])
+    return _Context(file, venue, year, area)
+
+
+def _is_block_layout(lines: list[str]) -> bool:
+    """Block layout: a plain venue line, or titles standing alone on lines."""
+    if any(_PLAIN_VENUE.match(line) for line in lines):
+        return True
+    content = [line for line in lines if line and not _is_header(line)]
+    separated = sum(1 for line in content if _split_title(line) is not None)
+    return bool(content) and separated * 2 < len(content)
+
+
+def _is_header(line: str) -> bool:
+    if _AREA_LINE.match(line) or _HEADER_VENUE.match(line) or _PLAIN_VENUE.match(line):
+        return True
+    # Page metadata lines start with an emoji and are not papers.
+    return _starts_with_symbol(line) and (
+        any(m in line for m in _METADATA_MARKERS) or "：" in line[:12]
+    )
+
+
+def _starts_with_symbol(line: str) -> bool:
+    return bool(line) and unicodedata.category(line[0]) in ("So", "Sk", "Cn")
+
+
+def _split_title(line: str) -> tuple[str, str] | None:
+    """(title, summary) split at the last separator before the summary starts."""
+    first_cjk = _CJK_CHAR.search(line)
+    limit = first_cjk.start() if first_cjk else len(line)
+    candidates = [m for m in _SEPARATOR.finditer(line) if m.start() <= limit and m.start() > 0]
+    if not candidates:
+        return None
+    # Without CJK there is no sign where the summary starts: take the first.
+    sep = candidates[-1] if first_cjk else candidates[0]
+    title, summary = line[: sep.start()].strip(), line[sep.end() :].strip()
+    if not _looks_like_title(title):
+        return None
+    return title, summary
+
+
+def _looks_like_title(text: str) -> bool:
+    return any(ch.isalpha() for ch in text) and not has_cjk(text)
+
+
+def _parse_lines(lines: list[str], ctx: _Context) -> tuple[list[Entry], list[Problem]]:
+    entries: list[Entry] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(lines, start=1):
+        if not line or _is_header(line):
+            continue
+        split = _split_title(line)
+        if split is None:
+            problems.append(Problem(ctx.file, number, _why_not_an_entry(line)))
+            continue
+        title, summary = split
+        entries.append(_entry(ctx, title, (summary,) if summary else (), number))
+    return entries, problems
+
+
+def _why_not_an_entry(line: str) -> str:
+    if _SEPARATOR.search(line) is None:
+        return "no 'Title: summary' separator on this line: skipped"
+    return "no English title before the ': ' separator: skipped"
+
+
+def _parse_blocks(lines: list[str], ctx: _Context) -> tuple[list[Entry], list[Problem]]:
+    entries: list[Entry] = []
+    problems: list[Problem] = []
+    title: tuple[str, int] | None = None
+    paragraphs: list[str] = []
+
+    def flush() -> None:
+        if title is not None:
+            entries.append(_entry(ctx, title[0], tuple(paragraphs), title[1]))
+
+    for number, line in enumerate(lines, start=1):
+        if not line or _is_header(line):
+            if m := _PLAIN_VENUE.match(line):
+                flush()
+                title, paragraphs = None, []
+                ctx = replace(ctx, venue=venue_name(m["venue"]), year=int(m["year"]))
+            continue
+        if _is_block_title(line):
+            flush()
+            title, paragraphs = (line, number), []
+        elif title is None:
+            problems.append(
+                Problem(ctx.file, number, "summary paragraph with no title above it: skipped")
+            )
+        else:
+            paragraphs.append(line)
+    flush()
+    return entries, problems
+
+
+def _is_block_title(line: str) -> bool:
+    """A title is an English line; an English *paragraph* is long, or a sentence."""
+    if not _looks_like_title(line):
+        return False
+    reads_as_prose = len(line) > 300 or (line.endswith(".") and len(line.split()) > 20)
+    return not reads_as_prose
+
+
+def _entry(ctx: _Context, title: str, summaries: tuple[str, ...], line: int) -> Entry:
+    assert ctx.venue is not None and ctx.year is not None
+    return Entry(
+        title=collapse_whitespace(title),
+        venue=ctx.venue,
+        year=ctx.year,
+        area=ctx.area,
+        summaries=tuple(collapse_whitespace(s) for s in summaries if s.strip()),
+        source=Source(ctx.file, line),
+    )
+
+
+def merge_entries(entries: Iterable[Entry]) -> list[PaperRecord]:
+    """Group entries by normalised title; the first entry names the paper."""
+    groups: dict[str, list[Entry]] = {}
+    for entry in entries:
+        groups.setdefault(title_key(entry.title), []).append(entry)
+    return [_record(key, group) for key, group in groups.items()]
+
+
+def _record(key: str, group: list[Entry]) -> PaperRecord:
+    first = group[0]
+    return PaperRecord(key, first.title, first.venue, first.year, first.area, tuple(group))
+
+
+@dataclass(frozen=True, slots=True)
+class LoadPlan:
+    """What a load changes, decided before any write."""
+
+    inserts: tuple[PaperRecord, ...]
+    updates: tuple[PaperRecord, ...]
+    removals: tuple[str, ...]
+    unchanged: int
+    entries_read: int
+    duplicates_merged: int
+
+
+def plan_load(existing: Mapping[str, PaperRecord], files: Sequence[ParsedFile]) -> LoadPlan:
+    """Replace what the loaded files said before with what they say now.
+
+    Entries from files not being loaded are kept. A file that yielded nothing
+    but problems is left out, so a broken file never wipes its papers.
+    """
+    loaded = [f for f in files if f.entries or not f.problems]
+    names = {f.file for f in loaded}
+    fresh = [e for f in loaded for e in f.entries]
+    kept = [e for r in existing.values() for e in r.entries if e.source.file not in names]
+    merged = {r.key: r for r in merge_entries(sorted([*kept, *fresh], key=_entry_order))}
+    touched = {title_key(e.title) for e in fresh}
+    inserts = tuple(r for k, r in merged.items() if k not in existing)
+    updates = tuple(r for k, r in merged.items() if k in existing and existing[k] != r)
+    unchanged = sum(1 for k in touched if k in existing and existing[k] == merged[k])
+    removals = tuple(k for k in existing if k not in merged)
+    return LoadPlan(inserts, updates, removals, unchanged, len(fresh), len(fresh) - len(touched))
+
+
+def _entry_order(entry: Entry) -> tuple[str, int]:
+    return entry.source.file, entry.source.line

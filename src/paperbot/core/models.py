@@ -1,0 +1,101 @@
+"""Plain data shared by the pure core, the store and the edges."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where an entry was read: a corpus file name and a 1-based line."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One paper as one corpus file states it (a title, maybe a summary)."""
+
+    title: str
+    venue: str
+    year: int
+    area: str
+    summaries: tuple[str, ...]
+    source: Source
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A line or file that could not be understood, and why."""
+
+    file: str
+    line: int | None
+    reason: str
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        return f"{where}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFile:
+    """What one corpus file yielded: its entries and the problems met."""
+
+    file: str
+    entries: tuple[Entry, ...]
+    problems: tuple[Problem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PaperRecord:
+    """A paper merged from all its entries, ready to be stored.
+
+    `entries` keeps each source with its own summaries, so reloading one file
+    can replace exactly what that file said and keep what other files said.
+    """
+
+    key: str
+    title: str
+    venue: str
+    year: int
+    area: str
+    entries: tuple[Entry, ...]
+
+    @property
+    def summaries(self) -> tuple[str, ...]:
+        return unique(s for entry in self.entries for s in entry.summaries)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return tuple(str(entry.source) for entry in self.entries)
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """A stored paper, as the rest of the bot sees it."""
+
+    id: int
+    title: str
+    venue: str
+    year: int
+    area: str
+    summaries: tuple[str, ...]
+    sources: tuple[str, ...]
+
+    @property
+    def summary(self) -> str:
+        """All summaries as one text (most papers have exactly one)."""
+        return "\n\n".join(self.summaries)
+
+
+def unique(items: Iterable[str]) -> tuple[str, ...]:
+    """Items in first-seen order without repeats."""
+    seen: dict[str, None] = {}
+    for item in items:
+        seen.setdefault(item, None)
+    return tuple(seen)

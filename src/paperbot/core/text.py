@@ -1,0 +1,112 @@
+"""Text normalisation shared by parsing, search and topic matching.
+
+Pure functions only: everything here is deterministic and does no I/O, so the
+same normal form is used when the corpus is indexed and when a user types.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import opencc
+
+# Taiwan vocabulary (資料 -> 数据) needs the phrase-level `tw2sp` table; plain
+# `t2s` only swaps characters. Converting simplified text is a no-op.
+_TO_SIMPLIFIED = opencc.OpenCC("tw2sp")
+
+# Bidi and zero-width controls: invisible, and they split or glue words.
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u00ad]")
+_WHITESPACE = re.compile(r"\s+")
+
+# A CJK run, or a run of Latin letters/digits (with inner ' - . + kept out).
+_CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
+_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+_LATIN_WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+")
+_TOKEN = re.compile(f"[{_CJK_CLASS}]+|[0-9a-z\u00c0-\u024f]+")
+
+# British -> American spelling, applied to single words before stemming.
+_SPELLING = (
+    (re.compile(r"isation"), "ization"),
+    (re.compile(r"ise(s|d)?$"), r"ize\1"),
+    (re.compile(r"ising$"), "izing"),
+    (re.compile(r"yse(s|d)?$"), r"yze\1"),
+    (re.compile(r"our$"), "or"),
+)
+
+
+def strip_invisible(text: str) -> str:
+    """Drop zero-width and bidi control characters."""
+    return _INVISIBLE.sub("", text)
+
+
+def collapse_whitespace(text: str) -> str:
+    """Turn every run of whitespace into one space and trim the ends."""
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def title_key(title: str) -> str:
+    """The identity of a paper: NFKC, case-folded, whitespace collapsed."""
+    return collapse_whitespace(unicodedata.normalize("NFKC", strip_invisible(title)).casefold())
+
+
+@lru_cache(maxsize=4096)
+def to_simplified(text: str) -> str:
+    """Traditional (and Taiwan-vocabulary) Chinese to simplified."""
+    return str(_TO_SIMPLIFIED.convert(text))
+
+
+def normalize(text: str) -> str:
+    """The searchable form: NFKC, case-folded, simplified, whitespace collapsed."""
+    folded = unicodedata.normalize("NFKC", strip_invisible(text)).casefold()
+    return collapse_whitespace(to_simplified(folded) if has_cjk(folded) else folded)
+
+
+def has_cjk(text: str) -> bool:
+    """True when the text holds at least one CJK ideograph."""
+    return _CJK_RUN.search(text) is not None
+
+
+def is_cjk_run(token: str) -> bool:
+    """True when a token from `tokens()` is a CJK run (not a Latin word)."""
+    return _CJK_RUN.fullmatch(token) is not None
+
+
+def tokens(normalized: str) -> list[str]:
+    """Split normalised text into CJK runs and Latin words.
+
+    Script boundaries split too (`moe路由` -> `moe`, `路由`), and so does any
+    punctuation, full-width or not (`数据混合，去重` -> two runs).
+    """
+    return _TOKEN.findall(normalized)
+
+
+def latin_words(normalized: str) -> list[str]:
+    """The Latin/digit words of normalised text, in order."""
+    return _LATIN_WORD.findall(normalized)
+
+
+def cjk_runs(normalized: str) -> list[str]:
+    """The CJK runs of normalised text, in order."""
+    return _CJK_RUN.findall(normalized)
+
+
+@lru_cache(maxsize=65536)
+def fold_word(word: str) -> str:
+    """A light stem for a normalised Latin word, so inflections meet.
+
+    models -> model, optimisation -> optimization, studies -> study. Kept
+    deliberately conservative: acronyms and short words are left alone.
+    """
+    if len(word) <= 3 or word.isdigit():
+        return word
+    for pattern, repl in _SPELLING:
+        word = pattern.sub(repl, word)
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word

@@ -1,0 +1,20 @@
+"""Small key/value state kept beside the data (corpus version, sync hash)."""
+
+from __future__ import annotations
+
+from paperbot.storage.db import Database
+
+
+async def get_meta(db: Database, key: str) -> str | None:
+    async with db.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)) as cursor:
+        row = await cursor.fetchone()
+    return str(row[0]) if row else None
+
+
+async def set_meta(db: Database, key: str, value: str) -> None:
+    async with db.transaction() as conn:
+        await conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )

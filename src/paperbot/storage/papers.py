@@ -1,0 +1,143 @@
+"""Every SQL statement about papers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from paperbot.core.corpus import LoadPlan
+from paperbot.core.models import Entry, Paper, PaperRecord, Source
+from paperbot.storage.db import Database
+
+CORPUS_VERSION_KEY = "corpus_version"
+_PAPER_COLUMNS = "id, title, venue, year, area, summaries, entries"
+
+
+@dataclass(frozen=True, slots=True)
+class VenueCount:
+    venue: str
+    year: int
+    papers: int
+
+
+async def existing_records(db: Database) -> dict[str, PaperRecord]:
+    """Every stored paper as the record it was loaded from, by key."""
+    async with db.conn.execute("SELECT key, title, venue, year, area, entries FROM papers") as cur:
+        rows = await cur.fetchall()
+    return {
+        key: PaperRecord(key, title, venue, year, area, _decode_entries(entries))
+        for key, title, venue, year, area, entries in rows
+    }
+
+
+async def apply_load(db: Database, plan: LoadPlan, now: datetime) -> None:
+    """Apply a load plan in one transaction; bump the corpus version if anything changed."""
+    stamp = now.isoformat()
+    async with db.transaction() as conn:
+        await conn.executemany(
+            "INSERT INTO papers (key, title, venue, year, area, entries, summaries,"
+            " added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(*_row(r), stamp, stamp) for r in plan.inserts],
+        )
+        await conn.executemany(
+            "UPDATE papers SET title = ?, venue = ?, year = ?, area = ?, entries = ?,"
+            " summaries = ?, updated_at = ? WHERE key = ?",
+            [(*_row(r)[1:], stamp, r.key) for r in plan.updates],
+        )
+        await conn.executemany("DELETE FROM papers WHERE key = ?", [(k,) for k in plan.removals])
+        if plan.inserts or plan.updates or plan.removals:
+            await conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key)"
+                " DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+                (CORPUS_VERSION_KEY,),
+            )
+
+
+async def corpus_version(db: Database) -> int:
+    """A number that changes whenever any paper is added, changed or removed."""
+    async with db.conn.execute(
+        "SELECT value FROM meta WHERE key = ?", (CORPUS_VERSION_KEY,)
+    ) as cur:
+        row = await cur.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def list_papers(
+    db: Database, venue: str | None = None, year: int | None = None
+) -> list[Paper]:
+    """Papers in id order, optionally for one venue (case-insensitive) and/or year."""
+    sql = f"SELECT {_PAPER_COLUMNS} FROM papers WHERE (?1 IS NULL OR venue = ?1 COLLATE NOCASE)"
+    sql += " AND (?2 IS NULL OR year = ?2) ORDER BY id"
+    async with db.conn.execute(sql, (venue, year)) as cur:
+        return [_paper(row) for row in await cur.fetchall()]
+
+
+async def get_papers(db: Database, ids: Sequence[int]) -> list[Paper]:
+    """Papers with these ids, in the order asked (missing ids are skipped)."""
+    if not ids:
+        return []
+    # One round trip for the whole batch: json_each binds the list as one parameter.
+    sql = f"SELECT {_PAPER_COLUMNS} FROM papers WHERE id IN (SELECT value FROM json_each(?))"
+    async with db.conn.execute(sql, (json.dumps(list(ids)),)) as cur:
+        found = {row[0]: _paper(row) for row in await cur.fetchall()}
+    return [found[i] for i in ids if i in found]
+
+
+async def paper_count(db: Database) -> int:
+    async with db.conn.execute("SELECT count(*) FROM papers") as cur:
+        row = await cur.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def venues(db: Database) -> list[VenueCount]:
+    """Loaded venues and years with their paper counts, newest year first."""
+    sql = "SELECT venue, year, count(*) FROM papers GROUP BY venue, year ORDER BY year DESC, venue"
+    async with db.conn.execute(sql) as cur:
+        return [VenueCount(v, y, n) for v, y, n in await cur.fetchall()]
+
+
+def _row(record: PaperRecord) -> tuple[Any, ...]:
+    return (
+        record.key,
+        record.title,
+        record.venue,
+        record.year,
+        record.area,
+        json.dumps([_encode_entry(e) for e in record.entries], ensure_ascii=False),
+        json.dumps(record.summaries, ensure_ascii=False),
+    )
+
+
+def _encode_entry(entry: Entry) -> dict[str, Any]:
+    return {
+        "title": entry.title,
+        "venue": entry.venue,
+        "year": entry.year,
+        "area": entry.area,
+        "summaries": list(entry.summaries),
+        "file": entry.source.file,
+        "line": entry.source.line,
+    }
+
+
+def _decode_entries(text: str) -> tuple[Entry, ...]:
+    return tuple(
+        Entry(
+            title=e["title"],
+            venue=e["venue"],
+            year=int(e["year"]),
+            area=e["area"],
+            summaries=tuple(e["summaries"]),
+            source=Source(e["file"], int(e["line"])),
+        )
+        for e in json.loads(text)
+    )
+
+
+def _paper(row: Sequence[Any]) -> Paper:
+    pid, title, venue, year, area, summaries, entries = row
+    sources = tuple(f"{e['file']}:{e['line']}" for e in json.loads(entries))
+    return Paper(pid, title, venue, int(year), area, tuple(json.loads(summaries)), sources)
