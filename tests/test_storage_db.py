@@ -1,0 +1,69 @@
+"""The database: pragmas and numbered migrations tracked with PRAGMA user_version."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from paperbot.storage.db import Database, StorageError, available_migrations
+
+
+async def pragma(db: Database, name: str) -> object:
+    async with db.conn.execute(f"PRAGMA {name}") as cursor:
+        row = await cursor.fetchone()
+    assert row is not None
+    return row[0]
+
+
+async def test_open_sets_wal_foreign_keys_and_latest_version(db: Database) -> None:
+    assert await pragma(db, "journal_mode") == "wal"
+    assert await pragma(db, "foreign_keys") == 1
+    assert await pragma(db, "user_version") == len(available_migrations())
+
+
+def test_migrations_are_numbered_without_gaps() -> None:
+    versions = [version for version, _, _ in available_migrations()]
+    assert versions == list(range(1, len(versions) + 1))
+
+
+async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    first = await Database.open(path)
+    async with first.transaction() as conn:
+        await conn.execute("INSERT INTO meta (key, value) VALUES ('k', 'v')")
+    await first.close()
+    again = await Database.open(path)
+    async with again.conn.execute("SELECT value FROM meta WHERE key = 'k'") as cursor:
+        assert await cursor.fetchone() == ("v",)
+    await again.close()
+
+
+async def test_partially_migrated_database_is_upgraded(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(path)
+    _, _, first_sql = available_migrations()[0]
+    conn.executescript(first_sql + "\nPRAGMA user_version = 1;")
+    conn.close()
+    db = await Database.open(path)
+    assert await pragma(db, "user_version") == len(available_migrations())
+    await db.close()
+
+
+async def test_newer_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "future.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {len(available_migrations()) + 1}")
+    conn.close()
+    with pytest.raises(StorageError, match="newer than this paperbot"):
+        await Database.open(path)
+
+
+async def test_transaction_rolls_back_on_error(db: Database) -> None:
+    with pytest.raises(ValueError):
+        async with db.transaction() as conn:
+            await conn.execute("INSERT INTO meta (key, value) VALUES ('x', 'y')")
+            raise ValueError("boom")
+    async with db.conn.execute("SELECT count(*) FROM meta WHERE key = 'x'") as cursor:
+        assert await cursor.fetchone() == (0,)
