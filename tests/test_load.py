@@ -137,3 +137,25 @@ async def test_venue_and_year_filters(loaded_db: Database) -> None:
         listed = await papers.list_papers(loaded_db, venue=venue.lower(), year=year)
         assert len(listed) == count
         assert {(p.venue, p.year) for p in listed} == {(venue, year)}
+
+
+async def test_unchanged_files_are_not_parsed_again(
+    db: Database, bundled_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = await load(db, bundled_corpus)
+
+    def must_not_parse(*args: object) -> None:
+        raise AssertionError("an unchanged file was parsed again")
+
+    monkeypatch.setattr("paperbot.services.corpus.parse_text", must_not_parse)
+    again = await load(db, bundled_corpus)
+    assert (again.entries, again.duplicates_merged) == (first.entries, first.duplicates_merged)
+    assert (again.new, again.unchanged) == (0, first.new)
+
+
+async def test_changed_default_area_parses_again(db: Database, tmp_path: Path) -> None:
+    page = write(tmp_path / "neurips-2023.txt", OTHER)
+    await load(db, page)
+    report = await load_corpus(db, [page], default_area="对齐", now=FIXED_NOW)
+    assert report.updated == 2
+    assert {p.area for p in await papers.list_papers(db)} == {"对齐"}

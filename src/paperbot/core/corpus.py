@@ -22,10 +22,14 @@ from dataclasses import dataclass, replace
 from paperbot.core.models import Entry, PaperRecord, ParsedFile, Problem, Source
 from paperbot.core.text import collapse_whitespace, has_cjk, strip_invisible, title_key
 
+# Bump when parsing changes, so unchanged files are parsed again on next load.
+PARSER_VERSION = 1
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _CJK_CHAR = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff01-\uff5e]")
-# `Title: summary`, `Title：summary`, or `Title:摘要` with no space before CJK.
-_SEPARATOR = re.compile(r"\s*(?::\s+|：\s*|:(?=[\u3400-\u9fff])|:$)")
+# `Title: summary`, `Title：summary`, `Title:摘要` (no space before CJK), or a
+# bare `Title:` (title only).
+_SEPARATOR = re.compile(r":\s+|：\s*|:(?=[\u3400-\u9fff])|:$")
 _AREA_LINE = re.compile(r"^\W*\s*(?P<area>[^\s¶].*?)\s*¶\s*$")
 _HEADER_VENUE = re.compile(
     r"^\W*\s*(?P<venue>[A-Za-z][A-Za-z-]*?)\s*(?P<year>(?:19|20)\d{2})\s*[·•|]\s*(?P<count>\d+)\s*篇"
@@ -120,6 +124,10 @@ def _is_block_layout(lines: list[str]) -> bool:
 
 
 def _is_header(line: str) -> bool:
+    # Header lines start with an emoji or are a short venue line: skip the
+    # regexes for the (many) paper lines.
+    if len(line) > 25 and not _starts_with_symbol(line):
+        return False
     if _AREA_LINE.match(line) or _HEADER_VENUE.match(line) or _PLAIN_VENUE.match(line):
         return True
     # Page metadata lines start with an emoji and are not papers.
@@ -135,8 +143,10 @@ def _starts_with_symbol(line: str) -> bool:
 def _split_title(line: str) -> tuple[str, str] | None:
     """(title, summary) split at the last separator before the summary starts."""
     first_cjk = _CJK_CHAR.search(line)
-    limit = first_cjk.start() if first_cjk else len(line)
-    candidates = [m for m in _SEPARATOR.finditer(line) if m.start() <= limit and m.start() > 0]
+    # Only the part before the first CJK character can hold the title; the
+    # +1 lets a full-width colon or a `:` glued to CJK be seen.
+    head = line[: first_cjk.start() + 1] if first_cjk else line
+    candidates = [m for m in _SEPARATOR.finditer(head) if m.start() > 0]
     if not candidates:
         return None
     # Without CJK there is no sign where the summary starts: take the first.

@@ -18,7 +18,6 @@ _TO_SIMPLIFIED = opencc.OpenCC("tw2sp")
 
 # Bidi and zero-width controls: invisible, and they split or glue words.
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u00ad]")
-_WHITESPACE = re.compile(r"\s+")
 
 # A CJK run, or a run of Latin letters/digits (with inner ' - . + kept out).
 _CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
@@ -43,7 +42,7 @@ def strip_invisible(text: str) -> str:
 
 def collapse_whitespace(text: str) -> str:
     """Turn every run of whitespace into one space and trim the ends."""
-    return _WHITESPACE.sub(" ", text).strip()
+    return " ".join(text.split())
 
 
 def title_key(title: str) -> str:

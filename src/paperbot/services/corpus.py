@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from paperbot.core.corpus import decode, parse_text, plan_load
-from paperbot.core.models import ParsedFile, Problem
+from paperbot.core.corpus import PARSER_VERSION, decode, parse_text, plan_load
+from paperbot.core.models import Entry, PaperRecord, ParsedFile, Problem
 from paperbot.storage import papers
 from paperbot.storage.db import Database
 
@@ -67,27 +68,49 @@ def corpus_files(paths: Iterable[Path]) -> list[Path]:
     return files
 
 
-def read_files(
-    files: Sequence[Path], default_area: str, progress: Callable[[Path], object] | None = None
-) -> list[ParsedFile | Problem]:
-    """Read and parse each file; an unreadable file becomes a Problem."""
-    results: list[ParsedFile | Problem] = []
-    for path in files:
-        results.append(_read_one(path, default_area))
-        if progress is not None:
-            progress(path)
-    return results
+@dataclass(frozen=True, slots=True)
+class _FileRead:
+    """One file's outcome: parsed, a problem, or unchanged since the last load."""
+
+    name: str
+    fingerprint: str | None
+    result: ParsedFile | Problem | None
 
 
-def _read_one(path: Path, default_area: str) -> ParsedFile | Problem:
+def _read_one(path: Path, default_area: str, known: Mapping[str, str]) -> _FileRead:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return Problem(path.name, None, f"cannot read: {exc.strerror}: skipped")
+        return _FileRead(
+            path.name, None, Problem(path.name, None, f"cannot read: {exc.strerror}: skipped")
+        )
+    fingerprint = file_fingerprint(data, default_area)
+    if known.get(path.name) == fingerprint:
+        return _FileRead(path.name, fingerprint, None)
     text = decode(data, path.name)
     if isinstance(text, Problem):
-        return text
-    return parse_text(text, path.name, default_area)
+        return _FileRead(path.name, None, text)
+    return _FileRead(path.name, fingerprint, parse_text(text, path.name, default_area))
+
+
+def _stored_files(existing: Mapping[str, PaperRecord], names: set[str]) -> list[ParsedFile]:
+    """What unchanged files said last time, rebuilt from the stored entries."""
+    by_file: dict[str, list[Entry]] = {name: [] for name in names}
+    for record in existing.values():
+        for entry in record.entries:
+            if entry.source.file in by_file:
+                by_file[entry.source.file].append(entry)
+    return [
+        ParsedFile(name, tuple(sorted(entries, key=lambda e: e.source.line)), ())
+        for name, entries in by_file.items()
+    ]
+
+
+def file_fingerprint(data: bytes, default_area: str) -> str:
+    """Changes when the bytes, the default area or the parser change."""
+    digest = hashlib.sha256(f"{PARSER_VERSION}\0{default_area}\0".encode())
+    digest.update(data)
+    return digest.hexdigest()
 
 
 async def load_corpus(
@@ -98,14 +121,27 @@ async def load_corpus(
     now: datetime,
     progress: Callable[[Path], object] | None = None,
 ) -> LoadReport:
-    """Parse the files and apply the result in one transaction."""
+    """Parse the files and apply the result in one transaction.
+
+    A file whose fingerprint matches the last load is not parsed again: its
+    stored entries stand in for it, so the report reads as for a full parse.
+    """
     files = corpus_files(paths)
-    results = read_files(files, default_area, progress)
-    parsed = [r for r in results if isinstance(r, ParsedFile)]
-    problems = [r for r in results if isinstance(r, Problem)]
-    problems += [p for f in parsed for p in f.problems]
-    plan = plan_load(await papers.existing_records(db), parsed)
-    await papers.apply_load(db, plan, now)
+    known = await papers.file_fingerprints(db)
+    reads = []
+    for path in files:
+        reads.append(_read_one(path, default_area, known))
+        if progress is not None:
+            progress(path)
+    existing = await papers.existing_records(db)
+    parsed = [r.result for r in reads if isinstance(r.result, ParsedFile)]
+    unchanged = _stored_files(existing, {r.name for r in reads if r.result is None})
+    plan = plan_load(existing, [*parsed, *unchanged])
+    # Only files that really loaded get a new fingerprint (not broken ones).
+    loaded = {f.file for f in parsed if f.entries or not f.problems}
+    fingerprints = {r.name: r.fingerprint for r in reads if r.fingerprint and r.name in loaded}
+    await papers.apply_load(db, plan, now, fingerprints)
+    problems = [r.result for r in reads if isinstance(r.result, Problem)]
     report = LoadReport(
         files=len(files),
         entries=plan.entries_read,
@@ -114,7 +150,7 @@ async def load_corpus(
         unchanged=plan.unchanged,
         removed=len(plan.removals),
         duplicates_merged=plan.duplicates_merged,
-        problems=tuple(problems),
+        problems=(*problems, *(p for f in parsed for p in f.problems)),
     )
     log.info(
         "loaded %d files: %d new, %d updated, %d unchanged, %d problems",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -13,6 +13,7 @@ from paperbot.core.models import Entry, Paper, PaperRecord, Source
 from paperbot.storage.db import Database
 
 CORPUS_VERSION_KEY = "corpus_version"
+FINGERPRINT_PREFIX = "file_fingerprint:"
 _PAPER_COLUMNS = "id, title, venue, year, area, summaries, entries"
 
 
@@ -33,8 +34,22 @@ async def existing_records(db: Database) -> dict[str, PaperRecord]:
     }
 
 
-async def apply_load(db: Database, plan: LoadPlan, now: datetime) -> None:
-    """Apply a load plan in one transaction; bump the corpus version if anything changed."""
+async def file_fingerprints(db: Database) -> dict[str, str]:
+    """Fingerprints of the corpus files as last loaded, by file name."""
+    sql = "SELECT substr(key, ?), value FROM meta WHERE key LIKE ? || '%'"
+    prefix = FINGERPRINT_PREFIX
+    async with db.conn.execute(sql, (len(prefix) + 1, prefix)) as cur:
+        return {name: value for name, value in await cur.fetchall()}
+
+
+async def apply_load(
+    db: Database, plan: LoadPlan, now: datetime, fingerprints: Mapping[str, str] | None = None
+) -> None:
+    """Apply a load plan in one transaction; bump the corpus version if anything changed.
+
+    The files' fingerprints are stored in the same transaction, so a crash can
+    never leave a fingerprint for data that was not written.
+    """
     stamp = now.isoformat()
     async with db.transaction() as conn:
         await conn.executemany(
@@ -48,6 +63,11 @@ async def apply_load(db: Database, plan: LoadPlan, now: datetime) -> None:
             [(*_row(r)[1:], stamp, r.key) for r in plan.updates],
         )
         await conn.executemany("DELETE FROM papers WHERE key = ?", [(k,) for k in plan.removals])
+        await conn.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [(FINGERPRINT_PREFIX + name, value) for name, value in (fingerprints or {}).items()],
+        )
         if plan.inserts or plan.updates or plan.removals:
             await conn.execute(
                 "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key)"
