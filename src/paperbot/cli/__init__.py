@@ -38,9 +38,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings()
     except ConfigError as exc:
         return fail(f"configuration error: {exc}", EXIT_USAGE)
-    level = logging.DEBUG if args.verbose else getattr(logging, settings.bot.log_level)
+    # Jobs talk through their own output; logs only say what went wrong
+    # (`paperbot run` sets up the bot's own logging at the configured level).
     logging.basicConfig(
-        level=max(level, logging.WARNING) if not args.verbose else level,
+        level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
