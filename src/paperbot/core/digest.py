@@ -1,0 +1,441 @@
+"""Picking a server's daily papers, and rendering the post.
+
+Picking works on arrays. The corpus becomes `CorpusArrays` (sorted ids,
+years, venue codes, a precomputed fill order) once per corpus version, and
+each subscribed topic arrives as `TopicDemand`: the topic's subscribers and
+its matching papers as `(ids, scores)`.
+
+Ranking: a paper's relevance is the sum, over the server's subscribed topics
+that it matches, of the match score (clipped to [0, 1]) times the topic's
+subscriber count: papers matching more subscribers' topics, and matching
+them better, come first. That is one vectorised pass over the matches; only
+the few best candidates are then looked at one by one for diversity.
+
+Diversity: a pick is attributed to its strongest matching topic that has not
+yet reached `TOPIC_CAP` picks (a paper whose topics are all full is passed
+over), and each earlier pick from the same venue multiplies a candidate's
+score by `VENUE_DECAY`. When subscriptions cannot fill the count, the
+newest unposted papers (newest venue year first, venues dealt in turns)
+fill it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+import numpy as np
+from numpy.typing import NDArray
+
+from paperbot.core import limits
+from paperbot.core.links import arxiv_search_url
+from paperbot.core.models import Paper
+from paperbot.core.render import (
+    EmbedData,
+    EmbedField,
+    MessageData,
+    defuse_mentions,
+    fit_embeds,
+    trim,
+)
+
+TOPIC_CAP = 2
+VENUE_DECAY = 0.7
+_INITIAL_POOL = 32  # candidates examined per pick before looking further
+DIGEST_COLOR = 0x3B82F6
+FILL_REASON = "newest unposted paper"
+
+IntArray = NDArray[np.int64]
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusArrays:
+    """The corpus as parallel arrays, sorted by paper id."""
+
+    ids: IntArray
+    years: NDArray[np.int32]
+    venue_codes: NDArray[np.int32]
+    venue_names: tuple[str, ...]
+    # Positions by newest year, then venue, then id.
+    fill_order: NDArray[np.intp]
+
+    @classmethod
+    def build(cls, rows: Iterable[tuple[int, str, int]]) -> CorpusArrays:
+        """From `(id, venue, year)` rows in any order."""
+        listed = sorted(rows)
+        names = tuple(sorted({venue for _, venue, _ in listed}))
+        code = {name: i for i, name in enumerate(names)}
+        ids = np.array([r[0] for r in listed], dtype=np.int64)
+        years = np.array([r[2] for r in listed], dtype=np.int32)
+        venues = np.array([code[r[1]] for r in listed], dtype=np.int32)
+        return cls(ids, years, venues, names, _fill_order(ids, years, venues))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def positions(self, ids: Sequence[int] | IntArray) -> NDArray[np.intp]:
+        """Positions of the ids that are in the corpus (others are dropped)."""
+        wanted = np.asarray(ids, dtype=np.int64)
+        if len(self.ids) == 0 or len(wanted) == 0:
+            return np.zeros(0, dtype=np.intp)
+        pos = np.searchsorted(self.ids, wanted).astype(np.intp)
+        pos[pos >= len(self.ids)] = 0
+        found: NDArray[np.intp] = pos[self.ids[pos] == wanted]
+        return found
+
+    def venue_label(self, position: int) -> str:
+        return f"{self.venue_names[self.venue_codes[position]]} {self.years[position]}"
+
+
+def _fill_order(
+    ids: IntArray, years: NDArray[np.int32], venues: NDArray[np.int32]
+) -> NDArray[np.intp]:
+    """Positions by newest year, then venue, then id (dealt in turns at fill time)."""
+    return np.lexsort((ids, venues, -years)).astype(np.intp)
+
+
+def _group_ranks(years: NDArray[np.int32], venues: NDArray[np.int32]) -> IntArray:
+    """Rank of each item inside its run of equal (year, venue), for sorted input."""
+    n = len(years)
+    starts = np.ones(n, dtype=bool)
+    starts[1:] = (years[1:] != years[:-1]) | (venues[1:] != venues[:-1])
+    start_index = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
+    return (np.arange(n) - start_index).astype(np.int64)
+
+
+@dataclass(frozen=True, slots=True)
+class TopicDemand:
+    """One subscribed topic of a server: who wants it, and what matches it."""
+
+    topic: str
+    subscribers: tuple[int, ...]
+    ids: IntArray
+    scores: FloatArray
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedDemand:
+    """Demands mapped onto corpus positions (sorted), ready for picking."""
+
+    topics: tuple[str, ...]
+    positions: tuple[NDArray[np.intp], ...]
+    scores: tuple[FloatArray, ...]
+    weights: FloatArray  # subscribers per topic
+    user_ids: IntArray  # every subscriber, sorted
+    members: NDArray[np.bool_]  # topics x users: who subscribed to what
+
+    @classmethod
+    def build(cls, corpus: CorpusArrays, demands: Sequence[TopicDemand]) -> PreparedDemand:
+        demands = [d for d in demands if d.subscribers and len(d.ids)]
+        users = np.array(sorted({u for d in demands for u in d.subscribers}), dtype=np.int64)
+        members = np.zeros((len(demands), len(users)), dtype=bool)
+        positions, scores = [], []
+        for row, demand in enumerate(demands):
+            members[row, np.searchsorted(users, np.array(demand.subscribers, dtype=np.int64))] = (
+                True
+            )
+            ids = np.asarray(demand.ids, dtype=np.int64)
+            values = np.clip(np.asarray(demand.scores, dtype=np.float64), 0.0, 1.0)
+            order = np.argsort(ids, kind="stable")
+            ids, values = ids[order], values[order]
+            pos = np.searchsorted(corpus.ids, ids) if len(corpus) else np.zeros(0, np.intp)
+            keep = (pos < len(corpus)) & (values > 0)
+            keep[keep] &= corpus.ids[pos[keep]] == ids[keep]
+            positions.append(pos[keep].astype(np.intp))
+            scores.append(values[keep])
+        return cls(
+            topics=tuple(d.topic for d in demands),
+            positions=tuple(positions),
+            scores=tuple(scores),
+            weights=members.sum(axis=1).astype(np.float64),
+            user_ids=users,
+            members=members,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """A chosen paper and why it was chosen."""
+
+    paper_id: int
+    reason: str
+    topics: tuple[str, ...] = ()
+    subscribers: tuple[int, ...] = ()
+    relevance: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class DigestPlan:
+    picks: tuple[Pick, ...]
+    requested: int
+    # Unposted papers left in the channel's corpus after these picks.
+    remaining: int
+
+    @property
+    def nothing_left(self) -> bool:
+        return not self.picks
+
+
+@dataclass(slots=True)
+class _Selection:
+    topic_counts: dict[int, int] = field(default_factory=dict)
+    venue_counts: dict[int, int] = field(default_factory=dict)
+    picks: list[Pick] = field(default_factory=list)
+    taken: list[int] = field(default_factory=list)
+
+
+def pick(
+    corpus: CorpusArrays,
+    demand: PreparedDemand,
+    posted_ids: Sequence[int] | IntArray,
+    count: int,
+) -> DigestPlan:
+    """Up to `count` papers never posted in the channel, best for its subscribers."""
+    if count < 1:
+        raise ValueError("count must be at least 1")
+    excluded = np.zeros(len(corpus), dtype=bool)
+    excluded[corpus.positions(posted_ids)] = True
+    unposted = int(len(corpus) - excluded.sum())
+    scores = relevance(corpus, demand)
+    scores[excluded] = 0.0
+    chosen = _Selection()
+    _pick_for_subscribers(corpus, demand, scores, count, chosen)
+    _fill(corpus, excluded, count, chosen)
+    return DigestPlan(tuple(chosen.picks), count, unposted - len(chosen.picks))
+
+
+def relevance(corpus: CorpusArrays, demand: PreparedDemand) -> FloatArray:
+    """Per paper: the sum over subscribed topics of match score x subscribers.
+
+    Every (subscriber, topic) match counts: a paper matching two of one
+    person's topics serves them better than a paper matching one.
+    """
+    total = np.zeros(len(corpus), dtype=np.float64)
+    for pos, scores, weight in zip(demand.positions, demand.scores, demand.weights, strict=True):
+        total[pos] += scores * weight
+    return total
+
+
+def _pick_for_subscribers(
+    corpus: CorpusArrays,
+    demand: PreparedDemand,
+    scores: FloatArray,
+    count: int,
+    chosen: _Selection,
+) -> None:
+    matched = np.flatnonzero(scores > 0)
+    base = scores[matched]
+    ids = corpus.ids[matched]
+    venues = corpus.venue_codes[matched]
+    alive = np.ones(len(matched), dtype=bool)
+    decay = np.ones(len(corpus.venue_names), dtype=np.float64)
+    while len(chosen.picks) < count and alive.any():
+        effective = np.where(alive, base * decay[venues], -1.0)
+        k = min(_INITIAL_POOL, int(alive.sum()))
+        top = np.argpartition(-effective, k - 1)[:k] if k < len(effective) else np.arange(k)
+        top = top[np.lexsort((ids[top], -effective[top]))]
+        top = top[effective[top] > 0]
+        rows_by_candidate = matching_topics(demand, matched[top])
+        for local, rows in zip(top, rows_by_candidate, strict=True):
+            topic_row = next((r for r in rows if chosen.topic_counts.get(r, 0) < TOPIC_CAP), None)
+            if topic_row is None:
+                # Caps only fill up, so a paper blocked now stays blocked.
+                alive[local] = False
+                continue
+            _take(corpus, demand, int(matched[local]), rows, topic_row, float(base[local]), chosen)
+            alive[local] = False
+            decay[venues[local]] *= VENUE_DECAY
+            break
+
+
+def matching_topics(demand: PreparedDemand, positions: NDArray[np.intp]) -> list[list[int]]:
+    """For each position, its matching topic rows, largest contribution first."""
+    matrix = np.zeros((len(positions), len(demand.topics)), dtype=np.float64)
+    for row, (pos, scores) in enumerate(zip(demand.positions, demand.scores, strict=True)):
+        if len(pos) == 0 or len(positions) == 0:
+            continue
+        at = np.searchsorted(pos, positions)
+        at[at >= len(pos)] = 0
+        hit = pos[at] == positions
+        matrix[hit, row] = scores[at[hit]] * demand.weights[row]
+    found = []
+    for index in range(len(positions)):
+        rows = np.flatnonzero(matrix[index])
+        ranked = rows[np.lexsort((rows, -matrix[index, rows]))]
+        found.append([int(r) for r in ranked])
+    return found
+
+
+def _take(
+    corpus: CorpusArrays,
+    demand: PreparedDemand,
+    position: int,
+    rows: Sequence[int],
+    topic_row: int,
+    score: float,
+    chosen: _Selection,
+) -> None:
+    chosen.topic_counts[topic_row] = chosen.topic_counts.get(topic_row, 0) + 1
+    venue = int(corpus.venue_codes[position])
+    chosen.venue_counts[venue] = chosen.venue_counts.get(venue, 0) + 1
+    ordered = [topic_row, *(r for r in rows if r != topic_row)]
+    users = demand.user_ids[demand.members[ordered].any(axis=0)]
+    topics = tuple(demand.topics[r] for r in ordered)
+    chosen.picks.append(
+        Pick(
+            paper_id=int(corpus.ids[position]),
+            reason=match_reason(topics, len(users)),
+            topics=topics,
+            subscribers=tuple(int(u) for u in users),
+            relevance=score,
+        )
+    )
+    chosen.taken.append(position)
+
+
+def match_reason(topics: Sequence[str], subscribers: int) -> str:
+    """`matches: scaling laws — 3 subscribers` (at most three topics named)."""
+    shown = ", ".join(topics[:3]) + (f" +{len(topics) - 3}" if len(topics) > 3 else "")
+    noun = "subscriber" if subscribers == 1 else "subscribers"
+    return f"matches: {shown} — {subscribers} {noun}"
+
+
+def _fill(
+    corpus: CorpusArrays, excluded: NDArray[np.bool_], count: int, chosen: _Selection
+) -> None:
+    """Newest unposted papers: the newest year first, its venues dealt in turns."""
+    need = count - len(chosen.picks)
+    if need <= 0:
+        return
+    blocked = excluded.copy()
+    blocked[list(chosen.taken)] = True
+    order = corpus.fill_order[~blocked[corpus.fill_order]]
+    years, venues = corpus.years[order], corpus.venue_codes[order]
+    rank = _group_ranks(years, venues)
+    head = rank < need  # no group gives more than `need` papers
+    order, years, venues, rank = order[head], years[head], venues[head], rank[head]
+    dealt = order[np.lexsort((corpus.ids[order], venues, rank, -years))]
+    for position in dealt[:need]:
+        chosen.picks.append(Pick(paper_id=int(corpus.ids[position]), reason=FILL_REASON))
+
+
+# --- rendering ---------------------------------------------------------------
+
+_NO_SUMMARY = "*No summary in the digest.*"
+_DESCRIPTION_CAP = 900
+
+
+def digest_header(day: date, *, extra: bool = False) -> str:
+    """The first line of a post; it also identifies the post in channel history."""
+    kind = "Extra paper digest · 加推论文" if extra else "Daily paper digest · 每日论文"
+    return f"📚 **{kind} — {day:%A} {day.isoformat()}**"
+
+
+def render_digest(plan: DigestPlan, papers: Mapping[int, Paper], header: str) -> MessageData:
+    """One message: header, who it is for, one embed per pick, within limits."""
+    if plan.nothing_left:
+        note = (
+            "Every paper in the corpus has already been posted in this channel, so there "
+            "is nothing new to share today. 本频道已发完所有论文，今天没有新的推荐。"
+        )
+        return MessageData(content=f"{header}\n{note}")
+    picks = [p for p in plan.picks if p.paper_id in papers][: limits.EMBEDS_PER_MESSAGE]
+    lines = [header]
+    if plan.remaining == 0:
+        lines.append("These are the last papers not yet posted here. 这是最后几篇未发过的论文。")
+    mention_ids = _mention_order(picks)
+    mention_line, mentioned = _mention_line(
+        mention_ids, limits.CONTENT_MAX - len("\n".join(lines)) - 1
+    )
+    if mention_line:
+        lines.append(mention_line)
+    embeds = _embeds(picks, papers)
+    return MessageData(content="\n".join(lines), embeds=tuple(embeds), mention_user_ids=mentioned)
+
+
+def _mention_order(picks: Sequence[Pick]) -> list[int]:
+    hits: dict[int, int] = {}
+    for p in picks:
+        for user in p.subscribers:
+            hits[user] = hits.get(user, 0) + 1
+    return sorted(hits, key=lambda u: (-hits[u], u))
+
+
+def _mention_line(user_ids: Sequence[int], budget: int) -> tuple[str, tuple[int, ...]]:
+    """`Picked for <@1> <@2> … and N more`, as many mentions as fit the budget."""
+    if not user_ids:
+        return "", ()
+    prefix = "Picked for your topics:"
+    line = prefix
+    mentioned: list[int] = []
+    for index, user in enumerate(user_ids):
+        left = len(user_ids) - index - 1
+        tail = f" and {left} more" if left else ""
+        candidate = f"{line} <@{user}>"
+        # Keep room for the "and N more" that would follow this mention.
+        if len(candidate) + len(f" and {len(user_ids)} more") > budget and left:
+            break
+        if len(candidate) + len(tail) > budget:
+            break
+        line = candidate
+        mentioned.append(user)
+    if not mentioned:
+        return "", ()
+    if len(mentioned) < len(user_ids):
+        line += f" and {len(user_ids) - len(mentioned)} more"
+    return line, tuple(mentioned)
+
+
+def _embeds(picks: Sequence[Pick], papers: Mapping[int, Paper]) -> list[EmbedData]:
+    shells = [_embed(item, papers[item.paper_id], description="") for item in picks]
+    fixed = sum(e.size() for e in shells)
+    per_embed = (limits.EMBED_TOTAL_MAX - fixed) // max(1, len(shells))
+    budget = max(0, min(_DESCRIPTION_CAP, limits.EMBED_DESCRIPTION_MAX, per_embed))
+    embeds = []
+    for item in picks:
+        summary = defuse_mentions(papers[item.paper_id].summary)
+        text = trim(summary, budget) if summary else _NO_SUMMARY
+        embeds.append(_embed(item, papers[item.paper_id], description=text[:budget]))
+    # Descriptions were sized to fit; fit_embeds guarantees the total anyway.
+    return fit_embeds(embeds)
+
+
+def _embed(pick: Pick, paper: Paper, description: str) -> EmbedData:
+    title = trim(defuse_mentions(paper.title), limits.EMBED_TITLE_MAX)
+    fields = [EmbedField("Venue", f"{defuse_mentions(paper.venue)} {paper.year}", inline=True)]
+    if pick.topics:
+        topics = " · ".join(defuse_mentions(t) for t in pick.topics)
+        fields.append(EmbedField("Topics", trim(topics, limits.EMBED_FIELD_VALUE_MAX), inline=True))
+    reason = trim(defuse_mentions(pick.reason), limits.EMBED_FOOTER_MAX)
+    return EmbedData(
+        title=title,
+        description=description,
+        url=arxiv_search_url(paper.title),
+        fields=tuple(fields),
+        footer=reason,
+        color=DIGEST_COLOR,
+    )
+
+
+def plan_json(plan: DigestPlan, papers: Mapping[int, Paper]) -> dict[str, object]:
+    """The plan as JSON-ready data (CLI `--json`)."""
+    return {
+        "requested": plan.requested,
+        "remaining": plan.remaining,
+        "nothing_left": plan.nothing_left,
+        "picks": [
+            {
+                "id": p.paper_id,
+                "title": papers[p.paper_id].title if p.paper_id in papers else None,
+                "venue": papers[p.paper_id].venue if p.paper_id in papers else None,
+                "year": papers[p.paper_id].year if p.paper_id in papers else None,
+                "reason": p.reason,
+                "topics": list(p.topics),
+                "subscribers": len(p.subscribers),
+                "relevance": round(p.relevance, 4),
+            }
+            for p in plan.picks
+        ],
+    }
