@@ -389,32 +389,68 @@ def _mention_line(user_ids: Sequence[int], budget: int) -> tuple[str, tuple[int,
 
 
 def _embeds(picks: Sequence[Pick], papers: Mapping[int, Paper]) -> list[EmbedData]:
-    shells = [_embed(item, papers[item.paper_id], description="") for item in picks]
-    fixed = sum(e.size() for e in shells)
-    per_embed = (limits.EMBED_TOTAL_MAX - fixed) // max(1, len(shells))
-    budget = max(0, min(_DESCRIPTION_CAP, limits.EMBED_DESCRIPTION_MAX, per_embed))
-    embeds = []
-    for item in picks:
-        summary = defuse_mentions(papers[item.paper_id].summary)
-        text = trim(summary, budget) if summary else _NO_SUMMARY
-        embeds.append(_embed(item, papers[item.paper_id], description=text[:budget]))
-    # Descriptions were sized to fit; fit_embeds guarantees the total anyway.
+    """Embeds sharing the 6,000-character budget: short parts are capped by
+    the number of picks, and the summaries split what is left (a short summary
+    leaves its unused share to the longer ones)."""
+    if not picks:
+        return []
+    share = limits.EMBED_TOTAL_MAX // len(picks)
+    caps = _Caps(
+        title=min(limits.EMBED_TITLE_MAX, share // 3),
+        topics=min(limits.EMBED_FIELD_VALUE_MAX, share // 6),
+        footer=min(limits.EMBED_FOOTER_MAX, share // 6),
+    )
+    shells = [_embed(item, papers[item.paper_id], "", caps) for item in picks]
+    summaries = [_summary_text(papers[item.paper_id]) for item in picks]
+    budgets = _water_fill(
+        [len(text) for text in summaries],
+        limits.EMBED_TOTAL_MAX - sum(e.size() for e in shells),
+        min(_DESCRIPTION_CAP, limits.EMBED_DESCRIPTION_MAX),
+    )
+    embeds = [
+        _embed(item, papers[item.paper_id], trim(text, budget)[:budget], caps)
+        for item, text, budget in zip(picks, summaries, budgets, strict=True)
+    ]
+    # Sized to fit already; fit_embeds guarantees the total regardless.
     return fit_embeds(embeds)
 
 
-def _embed(pick: Pick, paper: Paper, description: str) -> EmbedData:
-    title = trim(defuse_mentions(paper.title), limits.EMBED_TITLE_MAX)
+@dataclass(frozen=True, slots=True)
+class _Caps:
+    title: int
+    topics: int
+    footer: int
+
+
+def _summary_text(paper: Paper) -> str:
+    return defuse_mentions(paper.summary) if paper.summary.strip() else _NO_SUMMARY
+
+
+def _water_fill(wants: Sequence[int], total: int, cap: int) -> list[int]:
+    """Split `total` so nobody gets more than they want or `cap`, fairly."""
+    budgets = [0] * len(wants)
+    left = max(0, total)
+    pending = sorted(range(len(wants)), key=lambda i: wants[i])
+    while pending:
+        fair = left // len(pending)
+        index = pending.pop(0)
+        budgets[index] = min(wants[index], cap, fair)
+        left -= budgets[index]
+    return budgets
+
+
+def _embed(pick: Pick, paper: Paper, description: str, caps: _Caps) -> EmbedData:
+    title = trim(defuse_mentions(paper.title), caps.title)
     fields = [EmbedField("Venue", f"{defuse_mentions(paper.venue)} {paper.year}", inline=True)]
     if pick.topics:
         topics = " · ".join(defuse_mentions(t) for t in pick.topics)
-        fields.append(EmbedField("Topics", trim(topics, limits.EMBED_FIELD_VALUE_MAX), inline=True))
-    reason = trim(defuse_mentions(pick.reason), limits.EMBED_FOOTER_MAX)
+        fields.append(EmbedField("Topics", trim(topics, caps.topics), inline=True))
     return EmbedData(
         title=title,
         description=description,
-        url=arxiv_search_url(paper.title),
+        url=arxiv_search_url(paper.title[:300]),
         fields=tuple(fields),
-        footer=reason,
+        footer=trim(defuse_mentions(pick.reason), caps.footer),
         color=DIGEST_COLOR,
     )
 
