@@ -16,7 +16,7 @@ from paperbot import __version__
 from paperbot.cli.common import EXIT_USAGE, Handler, fail
 from paperbot.config import ConfigError, load_settings
 
-COMMANDS = ("load", "list_papers", "bench")
+COMMANDS = ("load", "list_papers", "bench", "topics", "subscriptions")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,5 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Handler = args.handler
     try:
         return handler(args, settings)
+    except ConfigError as exc:
+        # Found while starting a job (a malformed topic vocabulary, ...).
+        return fail(f"configuration error: {exc}", EXIT_USAGE)
     except KeyboardInterrupt:
         return fail("interrupted", 130)

@@ -60,8 +60,11 @@ _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _FIELDS = ("title", "summary")
 _TOPIC_KEYS = frozenset({"id", "name", "zh", "aliases"})
 _ID_MAX = 40
+_LATIN_LAST = "\u024f"
 
 IntArray = npt.NDArray[np.int64]
+PosArray = npt.NDArray[np.int32]
+"""Positions of papers inside a `TopicCorpus` (not paper ids)."""
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -71,7 +74,16 @@ FloatArray = npt.NDArray[np.float64]
 
 def term_key(text: str) -> str:
     """The matching form of any text: normalised tokens, Latin words folded."""
-    return " ".join(t if is_cjk_run(t) else fold_word(t) for t in tokens(normalize(text)))
+    return " ".join([t if _is_cjk_token(t) else fold_word(t) for t in tokens(normalize(text))])
+
+
+def _is_cjk_token(token: str) -> bool:
+    """For tokens of `core.text.tokens` (and their folds): a CJK run, not a Latin word.
+
+    Latin word characters all sit below U+0250 and CJK ones above U+3400, so
+    the first character decides; much cheaper than a regex per token.
+    """
+    return token[0] > _LATIN_LAST
 
 
 def _needle(key: str) -> str:
@@ -468,8 +480,8 @@ class _Field:
     """One field (title or summary) of every paper, ready for matching."""
 
     docs: tuple[str, ...]
-    word_postings: dict[str, IntArray]
-    char_postings: dict[str, IntArray]
+    word_postings: dict[str, PosArray]
+    char_postings: dict[str, PosArray]
     words: tuple[str, ...]
     """Distinct folded Latin words, for finding misspellings."""
 
@@ -505,29 +517,25 @@ def build_corpus(papers: Iterable[tuple[int, str, str]]) -> TopicCorpus:
 
 def _build_field(docs: list[str]) -> _Field:
     word_ids: dict[str, int] = {}
-    word_pairs: list[int] = []
-    word_docs: list[int] = []
-    char_codes: list[npt.NDArray[np.uint32]] = []
-    char_docs: list[IntArray] = []
-    for position, doc in enumerate(docs):
-        cjk: set[str] = set()
-        for token in set(doc.split()):
-            if is_cjk_run(token):
-                cjk.update(token)
-            else:
-                word_pairs.append(word_ids.setdefault(token, len(word_ids)))
-                word_docs.append(position)
-        if cjk:
-            codes = np.frombuffer("".join(cjk).encode("utf-32-le"), dtype=np.uint32)
-            char_codes.append(codes)
-            char_docs.append(np.full(len(codes), position, dtype=np.int64))
+    word_keys: list[int] = []
+    word_counts: list[int] = []
+    cjk_parts: list[str] = []
+    cjk_counts: list[int] = []
+    for doc in docs:
+        distinct = set(doc.split())
+        latin = [t for t in distinct if t[0] <= _LATIN_LAST]
+        word_keys.extend([word_ids.setdefault(t, len(word_ids)) for t in latin])
+        word_counts.append(len(latin))
+        chars = set("".join([t for t in distinct if t[0] > _LATIN_LAST]))
+        cjk_parts.append("".join(chars))
+        cjk_counts.append(len(chars))
+    positions = np.arange(len(docs), dtype=np.int32)
     words = list(word_ids)
     word_postings = _postings(
-        np.asarray(word_pairs, dtype=np.int64), np.asarray(word_docs, dtype=np.int64)
+        np.asarray(word_keys, dtype=np.int64), np.repeat(positions, word_counts)
     )
-    codes_all = np.concatenate(char_codes) if char_codes else np.zeros(0, dtype=np.uint32)
-    docs_all = np.concatenate(char_docs) if char_docs else np.zeros(0, dtype=np.int64)
-    char_postings = _postings(codes_all.astype(np.int64), docs_all)
+    codes = np.frombuffer("".join(cjk_parts).encode("utf-32-le"), dtype=np.uint32)
+    char_postings = _postings(codes.astype(np.int64), np.repeat(positions, cjk_counts))
     return _Field(
         docs=tuple(docs),
         word_postings={words[k]: v for k, v in word_postings.items()},
@@ -536,16 +544,20 @@ def _build_field(docs: list[str]) -> _Field:
     )
 
 
-def _postings(keys: IntArray, docs: IntArray) -> dict[int, IntArray]:
-    """key -> sorted document positions, from parallel arrays (docs ascending per key)."""
+def _postings(keys: IntArray, docs: PosArray) -> dict[int, PosArray]:
+    """key -> ascending document positions, from parallel arrays with `docs` ascending."""
     if len(keys) == 0:
         return {}
-    order = np.lexsort((docs, keys))
+    # A stable sort by key keeps each key's documents in their ascending order;
+    # numpy sorts 16-bit keys (most CJK characters, small vocabularies) by radix.
+    narrow = keys.astype(np.uint16) if int(keys.max()) < 1 << 16 else keys
+    order = np.argsort(narrow, kind="stable")
     keys, docs = keys[order], docs[order]
     bounds = np.flatnonzero(np.diff(keys)) + 1
-    starts = np.concatenate(([0], bounds))
-    ends = np.concatenate((bounds, [len(keys)]))
-    return {int(keys[s]): docs[s:e] for s, e in zip(starts, ends, strict=True)}
+    starts = np.concatenate(([0], bounds)).tolist()
+    ends = np.concatenate((bounds, [len(keys)])).tolist()
+    firsts = keys[starts].tolist()
+    return {key: docs[s:e] for key, s, e in zip(firsts, starts, ends, strict=True)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -598,9 +610,9 @@ def _typo_terms(term: _Term, words: Sequence[str], protected: frozenset[str]) ->
     return variants
 
 
-def _field_hits(term: _Term, data: _Field) -> IntArray:
+def _field_hits(term: _Term, data: _Field) -> PosArray:
     """Positions of the documents of one field that contain the term."""
-    lists: list[IntArray] = []
+    lists: list[PosArray] = []
     for part in term.key.split(" "):
         if is_cjk_run(part):
             lists.extend(data.char_postings.get(ch, _EMPTY) for ch in set(part))
@@ -617,7 +629,7 @@ def _field_hits(term: _Term, data: _Field) -> IntArray:
     return np.fromiter((p for p in candidates.tolist() if needle in docs[p]), dtype=np.int64)
 
 
-_EMPTY: IntArray = np.zeros(0, dtype=np.int64)
+_EMPTY: PosArray = np.zeros(0, dtype=np.int32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -629,6 +641,10 @@ class TopicMatches:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @classmethod
+    def empty(cls) -> TopicMatches:
+        return cls(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
 
 
 def match_topic(

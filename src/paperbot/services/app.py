@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from paperbot.config import Settings
+from paperbot.services.subscriptions import SubscriptionService
+from paperbot.services.topics import TopicService, load_vocabulary
 from paperbot.storage.db import Database
 
 
@@ -15,11 +17,22 @@ from paperbot.storage.db import Database
 class App:
     settings: Settings
     db: Database
+    topics: TopicService
+    subscriptions: SubscriptionService
 
     @classmethod
     async def open(cls, settings: Settings) -> App:
+        # A malformed vocabulary is a configuration error (TopicsConfigError,
+        # a ConfigError): raise it before the database is opened.
+        vocabulary = load_vocabulary(settings.topics.path)
         db = await Database.open(settings.database.path)
-        return cls(settings=settings, db=db)
+        topics = TopicService(db, vocabulary)
+        return cls(
+            settings=settings,
+            db=db,
+            topics=topics,
+            subscriptions=SubscriptionService(db, topics),
+        )
 
     async def close(self) -> None:
         await self.db.close()

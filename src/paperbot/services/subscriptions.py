@@ -1,0 +1,152 @@
+"""Subscription use-cases, shared by the slash commands, the CLI and the digest.
+
+Subscriptions are per user per server: every call takes both ids and never
+reads across servers (except the operator listing, which asks explicitly).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from paperbot.core import limits
+from paperbot.core.digest import TopicDemand
+from paperbot.core.text import normalize
+from paperbot.core.topics import (
+    Choice,
+    Topic,
+    TopicInputError,
+    check_topic_text,
+    clip,
+    term_key,
+)
+from paperbot.services.topics import TopicService
+from paperbot.storage import subscriptions as store
+from paperbot.storage.db import Database
+from paperbot.storage.subscriptions import Subscription
+
+MAX_PER_USER = 25
+"""Topics one user may follow in one server (also Discord's choice limit,
+so /unsubscribe's autocomplete can always offer all of them)."""
+
+
+class SubscriptionLimitError(Exception):
+    """The user already follows `MAX_PER_USER` topics in this server."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"at most {limit} topics per user per server")
+        self.limit = limit
+
+
+@dataclass(frozen=True, slots=True)
+class Subscribed:
+    topic: Topic
+    created: bool
+    """False when the user already followed it (a friendly no-op)."""
+    match_count: int
+    total: int
+    """Topics the user now follows in this server."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unsubscribed:
+    topic: Topic
+    removed: bool
+    """False when the user did not follow it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Followed:
+    topic: Topic
+    match_count: int
+    retired: bool
+    """The vocabulary no longer has this topic id (it matches nothing)."""
+    since: datetime
+
+
+class SubscriptionService:
+    def __init__(self, db: Database, topics: TopicService) -> None:
+        self.db = db
+        self.topics = topics
+
+    async def subscribe(self, guild_id: int, user_id: int, text: str, now: datetime) -> Subscribed:
+        """Follow a topic or keyword. Raises `TopicInputError` for unusable
+        text and `SubscriptionLimitError` at the per-server limit."""
+        topic = self.topics.resolve(text)
+        outcome = await store.add(
+            self.db, guild_id, user_id, topic.kind, topic.key, topic.name, now, MAX_PER_USER
+        )
+        if outcome == "limit":
+            raise SubscriptionLimitError(MAX_PER_USER)
+        count = await self.topics.match_count(topic)
+        total = await store.count_user(self.db, guild_id, user_id)
+        return Subscribed(topic, outcome == "added", count, total)
+
+    async def unsubscribe(self, guild_id: int, user_id: int, text: str) -> Unsubscribed:
+        """Stop following. The text may be a stored topic id or keyword (what
+        autocomplete sends) or anything `subscribe` understands."""
+        mine = await store.user_subscriptions(self.db, guild_id, user_id)
+        target = self._find_own(mine, text)
+        if target is None:
+            target = self.topics.resolve(text)
+        removed = await store.remove(self.db, guild_id, user_id, target.kind, target.key)
+        return Unsubscribed(target, removed)
+
+    def _find_own(self, mine: list[Subscription], text: str) -> Topic | None:
+        """The user's own subscription this text names, even one the current
+        vocabulary would resolve differently (a retired id, an old keyword)."""
+        try:
+            cleaned = check_topic_text(text)
+        except TopicInputError:
+            return None
+        key = term_key(cleaned)
+        for sub in mine:
+            if (sub.kind == "topic" and sub.topic == cleaned) or (
+                sub.kind == "keyword" and sub.topic == key
+            ):
+                return self.topics.stored(sub.kind, sub.topic, sub.label)
+        return None
+
+    async def followed(self, guild_id: int, user_id: int) -> list[Followed]:
+        """The user's topics in this server, oldest first, with match counts."""
+        result = []
+        for sub in await store.user_subscriptions(self.db, guild_id, user_id):
+            topic = self.topics.stored(sub.kind, sub.topic, sub.label)
+            result.append(
+                Followed(
+                    topic,
+                    await self.topics.match_count(topic),
+                    self.topics.is_retired(topic),
+                    sub.created_at,
+                )
+            )
+        return result
+
+    async def suggest_followed(self, guild_id: int, user_id: int, text: str) -> list[Choice]:
+        """Autocomplete for /unsubscribe: the user's own topics here, those
+        containing the typed text first."""
+        query = normalize(text)
+        every: list[Choice] = []
+        containing: list[Choice] = []
+        for sub in await store.user_subscriptions(self.db, guild_id, user_id):
+            topic = self.topics.stored(sub.kind, sub.topic, sub.label)
+            retired = self.topics.is_retired(topic)
+            name = f"{topic.key} (retired · 已移除)" if retired else topic.label
+            # Keys can outgrow the 100-character value limit (mixed scripts gain
+            # spaces); the label then identifies the keyword just as well.
+            value = sub.topic if len(sub.topic) <= limits.CHOICE_VALUE_MAX else sub.label
+            choice = Choice(clip(name), value)
+            every.append(choice)
+            if query and query in normalize(" ".join((name, *topic.aliases))):
+                containing.append(choice)
+        return (containing or every)[: limits.AUTOCOMPLETE_CHOICES_MAX]
+
+    async def demands(self, guild_id: int) -> list[TopicDemand]:
+        """Every topic followed in the server with its subscribers and its
+        matching papers (ids, scores): the digest's audience."""
+        result = []
+        for group in await store.guild_topics(self.db, guild_id):
+            topic = self.topics.stored(group.kind, group.topic, group.label)
+            found = await self.topics.matches(topic)
+            result.append(TopicDemand(topic.label, group.user_ids, found.ids, found.scores))
+        return result

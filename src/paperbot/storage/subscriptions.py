@@ -1,0 +1,171 @@
+"""Every SQL statement about topic subscriptions.
+
+A subscription is (guild, user, kind, topic): `kind` is 'topic' for a
+vocabulary id or 'keyword' for a free keyword's normalised key. Nothing here
+crosses servers unless the caller asks for every server (the operator CLI).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from paperbot.storage.db import Database
+
+Kind = Literal["topic", "keyword"]
+AddOutcome = Literal["added", "exists", "limit"]
+
+_COLUMNS = "guild_id, user_id, kind, topic, label, created_at"
+
+
+@dataclass(frozen=True, slots=True)
+class Subscription:
+    guild_id: int
+    user_id: int
+    kind: Kind
+    topic: str
+    label: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TopicSubscribers:
+    """One topic followed in a server, with everyone who follows it there."""
+
+    kind: Kind
+    topic: str
+    label: str
+    user_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TopicCount:
+    kind: Kind
+    topic: str
+    label: str
+    subscribers: int
+
+
+async def add(
+    db: Database,
+    guild_id: int,
+    user_id: int,
+    kind: Kind,
+    topic: str,
+    label: str,
+    now: datetime,
+    limit: int,
+) -> AddOutcome:
+    """Subscribe unless already subscribed or at `limit` topics in this server.
+
+    The check and the insert share one write transaction, so two concurrent
+    subscribes cannot both slip under the limit.
+    """
+    async with db.transaction() as conn:
+        async with conn.execute(
+            "SELECT 1 FROM subscriptions WHERE guild_id = ? AND user_id = ? AND kind = ?"
+            " AND topic = ?",
+            (guild_id, user_id, kind, topic),
+        ) as cur:
+            if await cur.fetchone() is not None:
+                return "exists"
+        async with conn.execute(
+            "SELECT count(*) FROM subscriptions WHERE guild_id = ? AND user_id = ?",
+            (guild_id, user_id),
+        ) as cur:
+            row = await cur.fetchone()
+        if row is not None and int(row[0]) >= limit:
+            return "limit"
+        await conn.execute(
+            f"INSERT INTO subscriptions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+            (guild_id, user_id, kind, topic, label, now.isoformat()),
+        )
+    return "added"
+
+
+async def remove(db: Database, guild_id: int, user_id: int, kind: Kind, topic: str) -> bool:
+    """Unsubscribe; False when there was nothing to remove."""
+    async with db.transaction() as conn:
+        cur = await conn.execute(
+            "DELETE FROM subscriptions WHERE guild_id = ? AND user_id = ? AND kind = ?"
+            " AND topic = ?",
+            (guild_id, user_id, kind, topic),
+        )
+        removed = cur.rowcount > 0
+        await cur.close()
+    return removed
+
+
+async def user_subscriptions(db: Database, guild_id: int, user_id: int) -> list[Subscription]:
+    """One user's subscriptions in one server, oldest first."""
+    sql = f"SELECT {_COLUMNS} FROM subscriptions WHERE guild_id = ? AND user_id = ? ORDER BY id"
+    async with db.conn.execute(sql, (guild_id, user_id)) as cur:
+        return [_subscription(row) for row in await cur.fetchall()]
+
+
+async def count_user(db: Database, guild_id: int, user_id: int) -> int:
+    sql = "SELECT count(*) FROM subscriptions WHERE guild_id = ? AND user_id = ?"
+    async with db.conn.execute(sql, (guild_id, user_id)) as cur:
+        row = await cur.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def guild_topics(db: Database, guild_id: int) -> list[TopicSubscribers]:
+    """Every topic followed in a server with its subscribers (for the digest).
+
+    Topics in order of first subscription; subscribers ascending. A keyword's
+    label is the earliest subscriber's spelling.
+    """
+    sql = "SELECT kind, topic, label, user_id FROM subscriptions WHERE guild_id = ? ORDER BY id"
+    groups: dict[tuple[str, str], tuple[str, list[int]]] = {}
+    async with db.conn.execute(sql, (guild_id,)) as cur:
+        for kind, topic, label, user_id in await cur.fetchall():
+            groups.setdefault((kind, topic), (label, []))[1].append(int(user_id))
+    return [
+        TopicSubscribers(_kind(kind), topic, label, tuple(sorted(users)))
+        for (kind, topic), (label, users) in groups.items()
+    ]
+
+
+async def subscribed_guilds(db: Database) -> list[int]:
+    """Servers with at least one subscription."""
+    async with db.conn.execute("SELECT DISTINCT guild_id FROM subscriptions ORDER BY 1") as cur:
+        return [int(row[0]) for row in await cur.fetchall()]
+
+
+async def topic_counts(db: Database, guild_id: int | None = None) -> list[TopicCount]:
+    """Subscribers per topic, in one server or across all, most followed first."""
+    sql = (
+        "SELECT kind, topic, min(label), count(*) FROM subscriptions"
+        " WHERE (?1 IS NULL OR guild_id = ?1) GROUP BY kind, topic"
+        " ORDER BY count(*) DESC, kind, topic"
+    )
+    async with db.conn.execute(sql, (guild_id,)) as cur:
+        return [TopicCount(_kind(k), t, lbl, int(n)) for k, t, lbl, n in await cur.fetchall()]
+
+
+async def list_subscriptions(
+    db: Database, guild_id: int | None = None, user_id: int | None = None
+) -> list[Subscription]:
+    """Stored subscriptions for operators, optionally one server and/or one user."""
+    sql = (
+        f"SELECT {_COLUMNS} FROM subscriptions"
+        " WHERE (?1 IS NULL OR guild_id = ?1) AND (?2 IS NULL OR user_id = ?2)"
+        " ORDER BY guild_id, user_id, id"
+    )
+    async with db.conn.execute(sql, (guild_id, user_id)) as cur:
+        return [_subscription(row) for row in await cur.fetchall()]
+
+
+def _subscription(row: Sequence[Any]) -> Subscription:
+    guild_id, user_id, kind, topic, label, created_at = row
+    return Subscription(
+        int(guild_id), int(user_id), _kind(kind), topic, label, datetime.fromisoformat(created_at)
+    )
+
+
+def _kind(value: str) -> Kind:
+    # The table's CHECK constraint allows nothing else.
+    return "keyword" if value == "keyword" else "topic"
