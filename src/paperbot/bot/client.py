@@ -1,24 +1,38 @@
-"""The Discord client: intents, default mention policy, extensions."""
+"""The Discord client: intents, default mention policy, extensions, command sync."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+from typing import Any
 
 import discord
 from discord.ext import commands
 
+from paperbot import __version__
+from paperbot.bot import errors
+from paperbot.bot.translator import CatalogTranslator
 from paperbot.services.app import App
+from paperbot.storage.meta import get_meta, set_meta
 
 log = logging.getLogger(__name__)
 
 # One extension per feature (python-discord/bot style).
-EXTENSIONS: tuple[str, ...] = ()
+EXTENSIONS: tuple[str, ...] = ("paperbot.bot.cogs.about",)
+
+# The bot has no voice features: don't warn at start-up that voice libraries are missing.
+discord.VoiceClient.warn_nacl = False
+discord.VoiceClient.warn_dave = False
 
 
 class PaperBot(commands.Bot):
-    """commands.Bot carrying the application services for the cogs."""
+    """commands.Bot carrying the application services for the cogs.
 
-    def __init__(self, app: App) -> None:
+    `options` go to `commands.Bot` (tests pass a short `guild_ready_timeout`).
+    """
+
+    def __init__(self, app: App, **options: Any) -> None:
         super().__init__(
             command_prefix=commands.when_mentioned,
             # Slash commands only: no message content, no member list.
@@ -26,9 +40,72 @@ class PaperBot(commands.Bot):
             # Nothing pings unless a send lists the users explicitly.
             allowed_mentions=discord.AllowedMentions.none(),
             help_command=None,
+            **options,
         )
         self.app = app
+        self.translator = CatalogTranslator()
+        #: Whether the last `sync_commands` call sent the commands to Discord.
+        self.synced: bool | None = None
+        errors.install(self.tree)
 
     async def setup_hook(self) -> None:
         for extension in EXTENSIONS:
             await self.load_extension(extension)
+        for module in (*self.extensions.values(), errors):
+            self.translator.add_module(module)
+        await self.tree.set_translator(self.translator)
+        await self.sync_commands()
+
+    async def sync_commands(self) -> bool:
+        """Sync to `bot.sync_guild` (or globally) only if the commands changed since last time.
+
+        The hash covers the exact payload `tree.sync` sends (localizations
+        included) and the application id, and is kept in `storage.meta` per
+        target, so restarts don't spend Discord's command rate limit.
+        """
+        guild_id = self.app.settings.bot.sync_guild
+        guild = discord.Object(id=guild_id) if guild_id else None
+        if guild is not None:
+            self.tree.copy_global_to(guild=guild)
+        target = f"guild {guild_id}" if guild_id else "global"
+        digest = await self._commands_digest(guild)
+        key = f"command_sync:{guild_id or 'global'}"
+        if await get_meta(self.app.db, key) == digest:
+            log.info("application commands unchanged since the last sync (%s): not syncing", target)
+            self.synced = False
+            return False
+        synced = await self.tree.sync(guild=guild)
+        await set_meta(self.app.db, key, digest)
+        log.info("synced %d application commands (%s)", len(synced), target)
+        self.synced = True
+        return True
+
+    async def _commands_digest(self, guild: discord.abc.Snowflake | None) -> str:
+        commands_ = self.tree.get_commands(guild=guild)
+        translator = self.tree.translator
+        if translator is not None:
+            payload = [await c.get_translated_payload(self.tree, translator) for c in commands_]
+        else:
+            payload = [c.to_dict(self.tree) for c in commands_]
+        payload.sort(key=lambda c: (c.get("type", 1), c["name"]))
+        canonical = json.dumps(
+            {"application": self.application_id, "commands": payload},
+            sort_keys=True,
+            ensure_ascii=False,
+            default=str,
+        )
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+    async def on_ready(self) -> None:
+        user = self.user
+        log.info(
+            "paperbot %s ready: logged in as %s (id %s) in %d servers, %d commands, sync %s",
+            __version__,
+            user,
+            user.id if user else None,
+            len(self.guilds),
+            len(self.tree.get_commands()),
+            f"guild {self.app.settings.bot.sync_guild}"
+            if self.app.settings.bot.sync_guild
+            else "global",
+        )

@@ -1,0 +1,225 @@
+"""Running the bot: start-up, logging, signals and a clean shutdown.
+
+`run(settings, token)` opens and migrates the database, loads the configured
+corpus (idempotent: files unchanged since the last load are skipped), logs
+in (a rejected token raises `TokenRejected`), connects, starts the digest
+scheduler once the bot is ready, and on SIGTERM/SIGINT stops the scheduler,
+gives in-flight command handlers `bot.shutdown_grace_seconds` to finish,
+then closes Discord and the database.
+
+Test-only: `PAPERBOT_DISCORD_API=http://127.0.0.1:PORT` points discord.py at
+a fake Discord (REST at `/api/v10`, gateway at `/gateway`); it is read
+nowhere else and logged loudly when set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import importlib.util
+import logging
+import signal
+import sys
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import discord
+import yarl
+
+from paperbot.bot.client import PaperBot
+from paperbot.config import Settings
+from paperbot.services.app import App
+from paperbot.services.corpus import load_corpus
+
+log = logging.getLogger(__name__)
+
+ENV_DISCORD_API = "PAPERBOT_DISCORD_API"
+REDACTED = "[token redacted]"
+# Tasks discord.py creates for an interaction being handled (see CommandTree and View).
+_HANDLER_TASKS = ("CommandTree-invoker", "discord-ui-view-dispatch")
+
+
+class TokenRejected(Exception):
+    """Discord refused the token (HTTP 401 on login)."""
+
+
+class TokenRedactor(logging.Filter):
+    """Replace the token wherever it would appear in a log line, tracebacks included."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self._token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self._token:
+            return True
+        message = record.getMessage()
+        if self._token in message:
+            record.msg = message.replace(self._token, REDACTED)
+            record.args = None
+        if record.exc_info:
+            # Formatters (discord.py's colour one too) re-render exc_info; hand them
+            # the redacted text instead.
+            text = logging.Formatter().formatException(record.exc_info)
+            record.exc_text = text.replace(self._token, REDACTED)
+            record.exc_info = None
+        elif record.exc_text:
+            record.exc_text = record.exc_text.replace(self._token, REDACTED)
+        if record.stack_info:
+            record.stack_info = record.stack_info.replace(self._token, REDACTED)
+        return True
+
+
+def configure_logging(level: str, token: str, stream: Any = None) -> logging.Handler:
+    """discord.py's `setup_logging` on the root logger, with the token redacted."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.addFilter(TokenRedactor(token))
+    discord.utils.setup_logging(handler=handler, level=getattr(logging, level), root=True)
+    return handler
+
+
+def point_discord_at(env: Mapping[str, str]) -> str | None:
+    """Test-only: send discord.py's REST and gateway traffic to `PAPERBOT_DISCORD_API`."""
+    base = env.get(ENV_DISCORD_API, "").strip().rstrip("/")
+    if not base:
+        return None
+    url = yarl.URL(base)
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ValueError(f"{ENV_DISCORD_API} must be an http(s) URL, got {base!r}")
+    # Not `discord.http._set_api_version`: it would reset BASE to discord.com.
+    discord.http.Route.BASE = f"{base}/api/v10"
+    ws_scheme = "wss" if url.scheme == "https" else "ws"
+    gateway = url.with_scheme(ws_scheme).with_path("/gateway")
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway
+    log.warning("%s is set: talking to %s instead of Discord (tests only)", ENV_DISCORD_API, base)
+    return base
+
+
+async def open_app(settings: Settings) -> App:
+    """The App with the database migrated and the configured corpus loaded."""
+    app = await App.open(settings)
+    try:
+        await load_corpus(
+            app.db,
+            [settings.corpus.path],
+            default_area=settings.corpus.default_area,
+            now=datetime.now(UTC),
+        )
+    except BaseException:
+        await app.close()
+        raise
+    return app
+
+
+def in_flight_handlers() -> set[asyncio.Task[Any]]:
+    current = asyncio.current_task()
+    return {
+        task
+        for task in asyncio.all_tasks()
+        if task is not current and not task.done() and task.get_name().startswith(_HANDLER_TASKS)
+    }
+
+
+async def drain(grace: float) -> int:
+    """Let commands being handled finish for up to `grace` seconds; return how many didn't."""
+    pending = in_flight_handlers()
+    if not pending or grace <= 0:
+        return len(pending)
+    log.info("waiting up to %.1fs for %d command(s) in flight", grace, len(pending))
+    _done, still = await asyncio.wait(pending, timeout=grace)
+    return len(still)
+
+
+class _Scheduler:
+    """The digest scheduler (`paperbot.bot.scheduler`), when that module exists."""
+
+    def __init__(self, bot: PaperBot) -> None:
+        self._bot = bot
+        self._module: Any = None
+        self._handle: Any = None
+
+    async def start(self) -> None:
+        if importlib.util.find_spec("paperbot.bot.scheduler") is None:
+            log.info("no digest scheduler module: daily digests are not scheduled")
+            return
+        self._module = importlib.import_module("paperbot.bot.scheduler")
+        handle = self._module.start(self._bot)
+        self._handle = await handle if asyncio.iscoroutine(handle) else handle
+
+    async def stop(self) -> None:
+        if self._module is None:
+            return
+        target = self._handle if hasattr(self._handle, "shutdown") else self._module
+        result = target.shutdown() if target is self._handle else target.shutdown(self._handle)
+        if asyncio.iscoroutine(result):
+            await result
+
+
+async def run(
+    settings: Settings,
+    token: str,
+    *,
+    stop: asyncio.Event | None = None,
+    install_signals: bool = True,
+) -> int:
+    """Run until SIGTERM/SIGINT (or `stop` is set); return the exit code."""
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    if install_signals:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, _on_signal, stop, signum)
+    app = await open_app(settings)
+    bot = PaperBot(app)
+    scheduler = _Scheduler(bot)
+    try:
+        try:
+            await bot.login(token)
+        except discord.LoginFailure as exc:
+            raise TokenRejected(str(exc)) from None
+        connection = asyncio.create_task(bot.connect(), name="paperbot-gateway")
+        ready = asyncio.create_task(bot.wait_until_ready())
+        stopping = asyncio.create_task(stop.wait())
+        await asyncio.wait({connection, ready, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if ready.done() and not stop.is_set():
+            await scheduler.start()
+            await asyncio.wait({connection, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        ready.cancel()
+        stopping.cancel()
+        if connection.done():
+            # The gateway gave up (bad intents, auth, network beyond retries).
+            connection.result()
+            return 0
+        await _shutdown(bot, scheduler, settings.bot.shutdown_grace_seconds)
+        with contextlib.suppress(asyncio.CancelledError):
+            await connection
+        return 0
+    finally:
+        if not bot.is_closed():
+            await bot.close()
+        await app.close()
+        if install_signals:
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(signum)
+        log.info("paperbot stopped")
+
+
+def _on_signal(stop: asyncio.Event, signum: int) -> None:
+    if not stop.is_set():
+        log.info("%s received: shutting down", signal.Signals(signum).name)
+    stop.set()
+
+
+async def _shutdown(bot: PaperBot, scheduler: _Scheduler, grace: float) -> None:
+    try:
+        await scheduler.stop()
+    except Exception:  # the shutdown must go on whatever the scheduler does
+        log.exception("stopping the digest scheduler failed")
+    unfinished = await drain(grace)
+    if unfinished:
+        log.warning("%d command(s) still running after %.1fs: closing anyway", unfinished, grace)
+    await bot.close()

@@ -1,0 +1,58 @@
+"""`paperbot run`: run the Discord bot until SIGTERM/SIGINT."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+from typing import Any
+
+from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail
+from paperbot.config import ENV_TOKEN, Settings, token
+from paperbot.services.corpus import CorpusPathError
+from paperbot.storage.db import StorageError
+
+NO_TOKEN = (
+    f"set {ENV_TOKEN} to your bot's token (Discord Developer Portal -> Applications -> "
+    "your app -> Bot -> Reset Token; see the README, 'Running the bot for real')"
+)
+REJECTED = (
+    f"Discord rejected the token in {ENV_TOKEN} ({{reason}}); copy it again, or reset it, from "
+    "the Developer Portal -> your app -> Bot"
+)
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "run", help="run the Discord bot (needs DISCORD_TOKEN) until SIGTERM/SIGINT"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    secret = token(settings)
+    if not secret:
+        return fail(NO_TOKEN, EXIT_USAGE)
+    # Imported here so the other subcommands never pay for importing discord.py.
+    import discord
+
+    from paperbot.bot import runner
+
+    level = "DEBUG" if args.verbose else settings.bot.log_level
+    runner.configure_logging(level, secret)
+    try:
+        runner.point_discord_at(os.environ)
+    except ValueError as exc:
+        return fail(str(exc), EXIT_USAGE)
+    try:
+        return asyncio.run(runner.run(settings, secret))
+    except runner.TokenRejected as exc:
+        return fail(REJECTED.format(reason=exc), EXIT_PROBLEMS)
+    except (StorageError, CorpusPathError) as exc:
+        return fail(str(exc), EXIT_PROBLEMS)
+    except discord.PrivilegedIntentsRequired:
+        return fail("Discord refused the gateway intents the bot asked for", EXIT_PROBLEMS)
+    except discord.DiscordException as exc:
+        return fail(f"lost the connection to Discord: {exc}", EXIT_PROBLEMS)
+    except KeyboardInterrupt:
+        return EXIT_OK
