@@ -1,0 +1,433 @@
+"""The daily digest use-cases: setup, off, now, preview, the scheduled run,
+and resolving posts a crash left open.
+
+Sending goes through a `DigestTransport` the bot layer passes in, so this
+module never imports discord and the tests drive it with a fake.
+
+Exactly one scheduled post per server and local date:
+
+1. claim: the post row (unique per guild and date) with the rendered message
+   and the papers marked as seen, in one transaction;
+2. mark sent, then send with the post's deterministic nonce (discord.py 2.7
+   adds `enforce_nonce: true` whenever a nonce is given);
+3. confirm with the message id.
+
+A crash after 1 leaves `claimed` (nothing went out: send it if the day is
+still on). A crash after 2 leaves `sent`: within Discord's nonce window a
+re-send with the same nonce returns the first message instead of making a
+second; later, the channel's recent history is searched for the post's
+header line, and only if the history since the claim is complete and holds
+no such message is it sent again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import zoneinfo
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from functools import cache
+from typing import Literal, Protocol
+from zoneinfo import ZoneInfo
+
+from paperbot.config import Settings
+from paperbot.core import schedule
+from paperbot.core.digest import (
+    CorpusArrays,
+    DigestPlan,
+    PreparedDemand,
+    TopicDemand,
+    digest_header,
+    pick,
+    render_digest,
+)
+from paperbot.core.models import Paper
+from paperbot.core.render import MessageData
+from paperbot.core.schedule import DailyTime, ScheduleError
+from paperbot.storage import digests as store
+from paperbot.storage import papers
+from paperbot.storage.db import Database
+from paperbot.storage.digests import AlreadyClaimed, DigestPost, DigestSettings
+
+log = logging.getLogger(__name__)
+
+# Discord checks `enforce_nonce` uniqueness "in the past few minutes"; stay
+# well inside that before trusting a re-send to be deduplicated.
+NONCE_WINDOW = timedelta(minutes=2)
+# Messages read back when looking for a post whose outcome is unknown.
+HISTORY_LIMIT = 100
+# Tries for a post whose sends keep failing for transient reasons.
+MAX_ATTEMPTS = 3
+COUNT_RANGE = (1, 10)
+
+
+class DeliveryError(Exception):
+    """A send (or history read) failed.
+
+    `permanent` means retrying cannot help (the channel is gone, the bot lost
+    access): the failure is recorded for the admins and the post is closed.
+    """
+
+    def __init__(self, message: str, *, permanent: bool) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelMessage:
+    """A message read back from channel history."""
+
+    id: int
+    created_at: datetime
+    by_me: bool
+    content: str
+
+
+class DigestTransport(Protocol):
+    """How the service reaches Discord (implemented in `bot/`)."""
+
+    async def send(self, channel_id: int, message: MessageData, nonce: str) -> int:
+        """Post the message with this nonce (and enforce_nonce); the message id."""
+
+    async def history(
+        self, channel_id: int, after: datetime, limit: int
+    ) -> Sequence[ChannelMessage]:
+        """Messages created after `after`, oldest first, at most `limit`."""
+
+
+# guild id -> every subscribed topic of that server with subscribers and matches
+Audience = Callable[[int], Awaitable[Sequence[TopicDemand]]]
+
+
+class DigestInputError(ValueError):
+    """A user error: `str()` is the message to show."""
+
+
+@dataclass(frozen=True, slots=True)
+class Preview:
+    plan: DigestPlan
+    papers: dict[int, Paper]
+    message: MessageData
+    channel_id: int | None
+
+
+Outcome = Literal[
+    "posted", "already-posted", "not-due", "not-configured", "failed", "pending", "expired"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PostResult:
+    outcome: Outcome
+    guild_id: int
+    local_date: date | None = None
+    message_id: int | None = None
+    detail: str = ""
+
+
+@cache
+def known_timezones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+def daily_time(settings: DigestSettings) -> DailyTime:
+    return DailyTime(settings.post_time, ZoneInfo(settings.timezone))
+
+
+class DigestService:
+    def __init__(self, db: Database, settings: Settings, audience: Audience | None = None) -> None:
+        self.db = db
+        self.settings = settings
+        self.audience = audience
+        self._corpus: tuple[int, CorpusArrays] | None = None
+        # One pick-claim at a time per channel, so two posts never race for papers.
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    # --- configuration ------------------------------------------------------
+
+    def parse_setup(
+        self, time_text: str, timezone_text: str | None, count: int | None
+    ) -> tuple[time, ZoneInfo, int]:
+        """Validate the options of /digest setup; `ScheduleError` says what is wrong."""
+        at = schedule.parse_time(time_text)
+        tz_text = timezone_text or self.settings.digest.default_timezone
+        tz = schedule.parse_timezone(tz_text, known_timezones())
+        n = self.settings.digest.default_count if count is None else count
+        if not COUNT_RANGE[0] <= n <= COUNT_RANGE[1]:
+            raise ScheduleError(f"count must be between 1 and 10 (got {n}).")
+        return at, tz, n
+
+    async def setup(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        time_text: str,
+        timezone_text: str | None,
+        count: int | None,
+        user_id: int | None,
+        now: datetime,
+    ) -> tuple[DigestSettings, datetime]:
+        """Store a schedule (active from now); returns it with the next post time."""
+        at, tz, n = self.parse_setup(time_text, timezone_text, count)
+        saved = await store.save_settings(
+            self.db,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            post_time=at,
+            timezone=tz.key,
+            count=n,
+            updated_by=user_id,
+            now=now,
+        )
+        log.info("digest set up: guild %d channel %d at %s", guild_id, channel_id, at)
+        return saved, await self.next_post(saved, now)
+
+    async def next_post(self, settings: DigestSettings, now: datetime) -> datetime:
+        """When the next scheduled post goes out; a day already posted is skipped."""
+        daily = daily_time(settings)
+        today = schedule.local_date(now, daily.tz)
+        done = await store.scheduled_post(self.db, settings.guild_id, today)
+        skip = today if done is not None and done.state not in ("failed", "expired") else None
+        return schedule.next_post(now, daily, skip=skip)
+
+    async def off(self, guild_id: int, now: datetime) -> bool:
+        return await store.set_enabled(self.db, guild_id, False, now)
+
+    async def get_settings(self, guild_id: int) -> DigestSettings | None:
+        return await store.get_settings(self.db, guild_id)
+
+    async def enabled(self) -> list[DigestSettings]:
+        return await store.enabled_settings(self.db)
+
+    async def take_failure(self, guild_id: int) -> tuple[str, datetime] | None:
+        """A failure admins have not been told about yet (cleared by reading it)."""
+        return await store.take_failure(self.db, guild_id)
+
+    # --- picking ------------------------------------------------------------
+
+    async def corpus_arrays(self) -> CorpusArrays:
+        version = await papers.corpus_version(self.db)
+        if self._corpus is None or self._corpus[0] != version:
+            rows = [(p.id, p.venue, p.year) for p in await papers.list_papers(self.db)]
+            self._corpus = (version, CorpusArrays.build(rows))
+        return self._corpus[1]
+
+    async def plan(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int | None,
+        count: int,
+        demands: Sequence[TopicDemand] | None = None,
+    ) -> tuple[DigestPlan, dict[int, Paper]]:
+        """The picks for a channel now, and the papers they name."""
+        corpus = await self.corpus_arrays()
+        if demands is None:
+            demands = await self.audience(guild_id) if self.audience is not None else []
+        posted = await store.posted_ids(self.db, channel_id) if channel_id is not None else []
+        plan = pick(corpus, PreparedDemand.build(corpus, demands), posted, count)
+        found = await papers.get_papers(self.db, [p.paper_id for p in plan.picks])
+        return plan, {p.id: p for p in found}
+
+    async def preview(
+        self,
+        guild_id: int,
+        now: datetime,
+        *,
+        count: int | None = None,
+        demands: Sequence[TopicDemand] | None = None,
+    ) -> Preview:
+        """What the next post would hold (nothing is stored)."""
+        configured = await store.get_settings(self.db, guild_id)
+        channel = configured.channel_id if configured else None
+        n = count or (configured.count if configured else self.settings.digest.default_count)
+        tz = ZoneInfo(configured.timezone if configured else self.settings.digest.default_timezone)
+        plan, found = await self.plan(
+            guild_id=guild_id, channel_id=channel, count=n, demands=demands
+        )
+        day = schedule.local_date(now, tz)
+        message = render_digest(plan, found, digest_header(day))
+        return Preview(plan, found, message, channel)
+
+    # --- posting ------------------------------------------------------------
+
+    async def post_now(
+        self, guild_id: int, transport: DigestTransport, now: datetime
+    ) -> PostResult:
+        """/digest now: an extra post into the configured channel (never a repeat)."""
+        configured = await store.get_settings(self.db, guild_id)
+        if configured is None:
+            raise DigestInputError("No digest is set up here yet: run `/digest setup` first.")
+        day = schedule.local_date(now, ZoneInfo(configured.timezone))
+        post = await self._claim(
+            configured, "manual", day, f"m{secrets.randbits(62)}", now, extra=True
+        )
+        if post is None:
+            return PostResult("already-posted", guild_id, day)
+        return await self._deliver(post, transport, now)
+
+    async def run_scheduled(
+        self, guild_id: int, transport: DigestTransport, now: datetime
+    ) -> PostResult:
+        """The scheduled job (and the start-up catch-up): post the day's digest
+        once, if it is owed and not yet claimed."""
+        configured = await store.get_settings(self.db, guild_id)
+        if configured is None or not configured.enabled:
+            return PostResult("not-configured", guild_id)
+        day = schedule.due_date(now, daily_time(configured), configured.active_since)
+        if day is None:
+            return PostResult("not-due", guild_id)
+        existing = await store.scheduled_post(self.db, guild_id, day)
+        if existing is not None:
+            if existing.state in ("claimed", "sent"):
+                return await self.resolve(existing, transport, now)
+            # A day whose post failed is tried again only once an admin has
+            # run /digest setup since (no retry loop against a broken channel).
+            retry = existing.state in ("failed", "expired")
+            if not (retry and configured.active_since > existing.claimed_at):
+                return PostResult("already-posted", guild_id, day, existing.message_id)
+        nonce = schedule.digest_nonce(guild_id, day)
+        post = await self._claim(configured, "scheduled", day, nonce, now, extra=False)
+        if post is None:
+            return PostResult("already-posted", guild_id, day)
+        return await self._deliver(post, transport, now)
+
+    async def _claim(
+        self,
+        configured: DigestSettings,
+        kind: Literal["scheduled", "manual"],
+        day: date,
+        nonce: str,
+        now: datetime,
+        *,
+        extra: bool,
+    ) -> DigestPost | None:
+        tz = ZoneInfo(configured.timezone)
+        lock = self._locks.setdefault(configured.channel_id, asyncio.Lock())
+        async with lock:
+            plan, found = await self.plan(
+                guild_id=configured.guild_id,
+                channel_id=configured.channel_id,
+                count=configured.count,
+            )
+            message = render_digest(plan, found, digest_header(day, extra=extra))
+            try:
+                return await store.claim(
+                    self.db,
+                    guild_id=configured.guild_id,
+                    channel_id=configured.channel_id,
+                    kind=kind,
+                    local_date=day,
+                    nonce=nonce,
+                    message=message,
+                    paper_ids=[p.paper_id for p in plan.picks if p.paper_id in found],
+                    now=now,
+                    deadline=schedule.day_end(day, tz) + schedule.DAY_END_GRACE,
+                )
+            except AlreadyClaimed:
+                log.info("digest for guild %d on %s already claimed", configured.guild_id, day)
+                return None
+
+    async def _deliver(
+        self, post: DigestPost, transport: DigestTransport, now: datetime
+    ) -> PostResult:
+        await store.mark_sent(self.db, post.id, now)
+        try:
+            message_id = await transport.send(post.channel_id, post.message, post.nonce)
+        except DeliveryError as exc:
+            return await self._failed(post, exc, now)
+        await store.confirm(self.db, post.id, message_id)
+        log.info(
+            "digest posted: guild %d channel %d date %s message %d",
+            post.guild_id,
+            post.channel_id,
+            post.local_date,
+            message_id,
+        )
+        return PostResult("posted", post.guild_id, post.local_date, message_id)
+
+    async def _failed(self, post: DigestPost, exc: DeliveryError, now: datetime) -> PostResult:
+        if exc.permanent:
+            log.warning("digest for guild %d failed for good: %s", post.guild_id, exc)
+            await store.close_post(self.db, post.id, "failed", str(exc))
+            await store.record_failure(
+                self.db,
+                post.guild_id,
+                f"The digest of {post.local_date} was not posted: {exc}",
+                now,
+            )
+            return PostResult("failed", post.guild_id, post.local_date, detail=str(exc))
+        # The request may or may not have reached Discord: keep it open for
+        # `resolve`, which retries a bounded number of times.
+        log.warning("digest for guild %d: send failed, will resolve later: %s", post.guild_id, exc)
+        await store.note_error(self.db, post.id, str(exc))
+        return PostResult("pending", post.guild_id, post.local_date, detail=str(exc))
+
+    # --- after a crash ------------------------------------------------------
+
+    async def recover(self, transport: DigestTransport, now: datetime) -> list[PostResult]:
+        """Resolve every post a crash (or an unknown send outcome) left open."""
+        results = [
+            await self.resolve(post, transport, now) for post in await store.open_posts(self.db)
+        ]
+        return results
+
+    async def resolve(
+        self, post: DigestPost, transport: DigestTransport, now: datetime
+    ) -> PostResult:
+        """Finish a post whose delivery is unknown, without ever posting twice."""
+        current = await store.get_post(self.db, post.id)
+        if current is None or current.state not in ("claimed", "sent"):
+            return PostResult("already-posted", post.guild_id, post.local_date)
+        post = current
+        still_today = self._day_is_on(post, now)
+        if post.state == "claimed":
+            # Nothing was sent: a claim whose day is on is simply delivered.
+            if still_today and post.kind == "scheduled":
+                return await self._deliver(post, transport, now)
+            await store.close_post(self.db, post.id, "expired", "not sent before its day ended")
+            return PostResult("expired", post.guild_id, post.local_date)
+        assert post.sent_at is not None
+        if now - post.sent_at <= NONCE_WINDOW:
+            # Discord still deduplicates this nonce: a re-send cannot double post.
+            return await self._deliver(post, transport, now)
+        try:
+            recent = await transport.history(
+                post.channel_id, post.claimed_at - timedelta(seconds=5), HISTORY_LIMIT
+            )
+        except DeliveryError as exc:
+            return await self._failed(post, exc, now)
+        mine = next(
+            (m for m in recent if m.by_me and m.content.split("\n", 1)[0] == post.header), None
+        )
+        if mine is not None:
+            await store.confirm(self.db, post.id, mine.id)
+            log.info("digest for guild %d found in history: message %d", post.guild_id, mine.id)
+            return PostResult("posted", post.guild_id, post.local_date, mine.id)
+        if len(recent) >= HISTORY_LIMIT:
+            # The history since the claim is longer than we read: the post may
+            # be in it. Never risk a second post; keep its papers as seen.
+            await store.close_post(
+                self.db, post.id, "expired", "outcome unknown (busy channel)", free_papers=False
+            )
+            return PostResult("expired", post.guild_id, post.local_date)
+        if still_today and post.kind == "scheduled" and post.attempts < MAX_ATTEMPTS:
+            return await self._deliver(post, transport, now)
+        reason = "not delivered before its day ended"
+        if post.attempts >= MAX_ATTEMPTS:
+            reason = (
+                f"not delivered after {post.attempts} attempts: {post.error or 'unknown error'}"
+            )
+            await store.record_failure(
+                self.db, post.guild_id, f"The digest of {post.local_date} was {reason}", now
+            )
+        await store.close_post(self.db, post.id, "failed", reason)
+        return PostResult("failed", post.guild_id, post.local_date, detail=reason)
+
+    @staticmethod
+    def _day_is_on(post: DigestPost, now: datetime) -> bool:
+        return now < post.deadline

@@ -1,0 +1,393 @@
+"""Every SQL statement about the daily digest.
+
+Exactly-once posting rests on three writes, each its own transaction:
+`claim` (the unique (guild, local date) row, with the picks and the papers
+marked as seen), `mark_sent` just before the request leaves, and `confirm`
+with the message id. A crash leaves a row in `claimed` (nothing went out)
+or `sent` (it may have gone out), which start-up resolves.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from typing import Any, Literal
+
+from paperbot.core.render import EmbedData, EmbedField, MessageData
+from paperbot.storage.db import Database
+
+PostKind = Literal["scheduled", "manual"]
+PostState = Literal["claimed", "sent", "confirmed", "failed", "expired"]
+
+
+@dataclass(frozen=True, slots=True)
+class DigestSettings:
+    guild_id: int
+    channel_id: int
+    post_time: time
+    timezone: str
+    count: int
+    enabled: bool
+    active_since: datetime
+    updated_by: int | None
+    updated_at: datetime
+    failure: str | None
+    failure_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class DigestPost:
+    id: int
+    guild_id: int
+    channel_id: int
+    kind: PostKind
+    local_date: date
+    nonce: str
+    header: str
+    paper_ids: tuple[int, ...]
+    message: MessageData
+    state: PostState
+    claimed_at: datetime
+    deadline: datetime
+    sent_at: datetime | None
+    attempts: int
+    message_id: int | None
+    error: str | None
+
+
+_SETTINGS_COLUMNS = (
+    "guild_id, channel_id, post_time, timezone, count, enabled, active_since,"
+    " updated_by, updated_at, failure, failure_at"
+)
+_POST_COLUMNS = (
+    "id, guild_id, channel_id, kind, local_date, nonce, header, paper_ids, message, state,"
+    " claimed_at, deadline, sent_at, attempts, message_id, error"
+)
+
+
+async def save_settings(
+    db: Database,
+    *,
+    guild_id: int,
+    channel_id: int,
+    post_time: time,
+    timezone: str,
+    count: int,
+    updated_by: int | None,
+    now: datetime,
+) -> DigestSettings:
+    """Create or replace a server's schedule, enabled, active from `now`.
+
+    A new setup also clears a recorded failure: the admin has just fixed it.
+    """
+    async with db.transaction() as conn:
+        await conn.execute(
+            "INSERT INTO digest_settings (guild_id, channel_id, post_time, timezone, count,"
+            " enabled, active_since, updated_by, updated_at, failure, failure_at)"
+            " VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, NULL, NULL)"
+            " ON CONFLICT (guild_id) DO UPDATE SET channel_id = excluded.channel_id,"
+            " post_time = excluded.post_time, timezone = excluded.timezone,"
+            " count = excluded.count, enabled = 1, active_since = excluded.active_since,"
+            " updated_by = excluded.updated_by, updated_at = excluded.updated_at,"
+            " failure = NULL, failure_at = NULL",
+            (
+                guild_id,
+                channel_id,
+                f"{post_time:%H:%M}",
+                timezone,
+                count,
+                now.isoformat(),
+                updated_by,
+                now.isoformat(),
+            ),
+        )
+    found = await get_settings(db, guild_id)
+    assert found is not None
+    return found
+
+
+async def get_settings(db: Database, guild_id: int) -> DigestSettings | None:
+    sql = f"SELECT {_SETTINGS_COLUMNS} FROM digest_settings WHERE guild_id = ?"
+    async with db.conn.execute(sql, (guild_id,)) as cur:
+        row = await cur.fetchone()
+    return _settings(row) if row else None
+
+
+async def enabled_settings(db: Database) -> list[DigestSettings]:
+    """Every server with its digest switched on, for rebuilding the jobs."""
+    sql = f"SELECT {_SETTINGS_COLUMNS} FROM digest_settings WHERE enabled = 1 ORDER BY guild_id"
+    async with db.conn.execute(sql) as cur:
+        return [_settings(row) for row in await cur.fetchall()]
+
+
+async def set_enabled(db: Database, guild_id: int, enabled: bool, now: datetime) -> bool:
+    """Switch a schedule off (or on, active from `now`); False if none exists."""
+    async with db.transaction() as conn:
+        cur = await conn.execute(
+            "UPDATE digest_settings SET enabled = ?, updated_at = ?,"
+            " active_since = CASE WHEN ? THEN ? ELSE active_since END WHERE guild_id = ?",
+            (int(enabled), now.isoformat(), int(enabled), now.isoformat(), guild_id),
+        )
+        return cur.rowcount > 0
+
+
+async def record_failure(db: Database, guild_id: int, message: str, now: datetime) -> None:
+    async with db.transaction() as conn:
+        await conn.execute(
+            "UPDATE digest_settings SET failure = ?, failure_at = ? WHERE guild_id = ?",
+            (message, now.isoformat(), guild_id),
+        )
+
+
+async def take_failure(db: Database, guild_id: int) -> tuple[str, datetime] | None:
+    """The recorded failure, cleared in the same step (an admin is being told)."""
+    async with db.transaction() as conn:
+        async with conn.execute(
+            "SELECT failure, failure_at FROM digest_settings"
+            " WHERE guild_id = ? AND failure IS NOT NULL",
+            (guild_id,),
+        ) as cur:
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        await conn.execute(
+            "UPDATE digest_settings SET failure = NULL, failure_at = NULL WHERE guild_id = ?",
+            (guild_id,),
+        )
+    return str(row[0]), datetime.fromisoformat(row[1])
+
+
+async def clear_failure(db: Database, guild_id: int) -> None:
+    async with db.transaction() as conn:
+        await conn.execute(
+            "UPDATE digest_settings SET failure = NULL, failure_at = NULL WHERE guild_id = ?",
+            (guild_id,),
+        )
+
+
+async def posted_ids(db: Database, channel_id: int) -> list[int]:
+    """Papers already posted (or being posted) in a channel."""
+    async with db.conn.execute(
+        "SELECT paper_id FROM digest_posted WHERE channel_id = ? ORDER BY paper_id",
+        (channel_id,),
+    ) as cur:
+        return [int(row[0]) for row in await cur.fetchall()]
+
+
+class AlreadyClaimed(Exception):
+    """The (guild, local date) already has its scheduled post row."""
+
+
+async def claim(
+    db: Database,
+    *,
+    guild_id: int,
+    channel_id: int,
+    kind: PostKind,
+    local_date: date,
+    nonce: str,
+    message: MessageData,
+    paper_ids: Sequence[int],
+    now: datetime,
+    deadline: datetime,
+) -> DigestPost:
+    """Record a post before anything is sent, and mark its papers as seen.
+
+    Raises `AlreadyClaimed` when a scheduled post for that local date exists,
+    or a paper was taken by another post in the meantime; nothing is written
+    then.
+    """
+    try:
+        async with db.transaction() as conn:
+            if kind == "scheduled":
+                # A day whose post failed for good may be tried again (after
+                # an admin fixed the channel): the failed row steps aside.
+                await conn.execute(
+                    "DELETE FROM digest_posts WHERE guild_id = ? AND local_date = ?"
+                    " AND kind = 'scheduled' AND state IN ('failed', 'expired')",
+                    (guild_id, local_date.isoformat()),
+                )
+            cur = await conn.execute(
+                "INSERT INTO digest_posts (guild_id, channel_id, kind, local_date, nonce, header,"
+                " paper_ids, message, state, claimed_at, deadline)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'claimed', ?, ?)",
+                (
+                    guild_id,
+                    channel_id,
+                    kind,
+                    local_date.isoformat(),
+                    nonce,
+                    message.content.split("\n", 1)[0],
+                    json.dumps(list(paper_ids)),
+                    encode_message(message),
+                    now.isoformat(),
+                    deadline.isoformat(),
+                ),
+            )
+            post_id = cur.lastrowid
+            await conn.executemany(
+                "INSERT INTO digest_posted (channel_id, paper_id, post_id) VALUES (?, ?, ?)",
+                [(channel_id, paper_id, post_id) for paper_id in paper_ids],
+            )
+    except sqlite3.IntegrityError as exc:
+        raise AlreadyClaimed(str(exc)) from exc
+    assert post_id is not None
+    found = await get_post(db, post_id)
+    assert found is not None
+    return found
+
+
+async def mark_sent(db: Database, post_id: int, now: datetime) -> None:
+    """The request is about to leave: from now on the post may exist."""
+    async with db.transaction() as conn:
+        await conn.execute(
+            "UPDATE digest_posts SET state = 'sent', sent_at = ?, attempts = attempts + 1"
+            " WHERE id = ? AND state IN ('claimed', 'sent')",
+            (now.isoformat(), post_id),
+        )
+
+
+async def confirm(db: Database, post_id: int, message_id: int) -> None:
+    async with db.transaction() as conn:
+        await conn.execute(
+            "UPDATE digest_posts SET state = 'confirmed', message_id = ?, error = NULL"
+            " WHERE id = ?",
+            (message_id, post_id),
+        )
+
+
+async def close_post(
+    db: Database,
+    post_id: int,
+    state: Literal["failed", "expired"],
+    error: str,
+    *,
+    free_papers: bool = True,
+) -> None:
+    """End a post that was not delivered; its papers become pickable again
+    unless it may have gone out after all (`free_papers=False`)."""
+    async with db.transaction() as conn:
+        await conn.execute(
+            "UPDATE digest_posts SET state = ?, error = ? WHERE id = ?", (state, error, post_id)
+        )
+        if free_papers:
+            await conn.execute("DELETE FROM digest_posted WHERE post_id = ?", (post_id,))
+
+
+async def note_error(db: Database, post_id: int, error: str) -> None:
+    """Keep a post open (outcome unknown) but remember why the last try failed."""
+    async with db.transaction() as conn:
+        await conn.execute("UPDATE digest_posts SET error = ? WHERE id = ?", (error, post_id))
+
+
+async def get_post(db: Database, post_id: int) -> DigestPost | None:
+    sql = f"SELECT {_POST_COLUMNS} FROM digest_posts WHERE id = ?"
+    async with db.conn.execute(sql, (post_id,)) as cur:
+        row = await cur.fetchone()
+    return _post(row) if row else None
+
+
+async def scheduled_post(db: Database, guild_id: int, local_date: date) -> DigestPost | None:
+    sql = (
+        f"SELECT {_POST_COLUMNS} FROM digest_posts"
+        " WHERE guild_id = ? AND local_date = ? AND kind = 'scheduled'"
+    )
+    async with db.conn.execute(sql, (guild_id, local_date.isoformat())) as cur:
+        row = await cur.fetchone()
+    return _post(row) if row else None
+
+
+async def open_posts(db: Database) -> list[DigestPost]:
+    """Posts whose delivery is unresolved (a crash, or an unknown outcome)."""
+    sql = f"SELECT {_POST_COLUMNS} FROM digest_posts WHERE state IN ('claimed', 'sent') ORDER BY id"
+    async with db.conn.execute(sql) as cur:
+        return [_post(row) for row in await cur.fetchall()]
+
+
+async def recent_posts(db: Database, guild_id: int, limit: int = 5) -> list[DigestPost]:
+    sql = f"SELECT {_POST_COLUMNS} FROM digest_posts WHERE guild_id = ? ORDER BY id DESC LIMIT ?"
+    async with db.conn.execute(sql, (guild_id, limit)) as cur:
+        return [_post(row) for row in await cur.fetchall()]
+
+
+def _settings(row: Sequence[Any]) -> DigestSettings:
+    (guild, channel, post_time, tz, count, enabled, since, by, updated, failure, failure_at) = row
+    return DigestSettings(
+        guild_id=int(guild),
+        channel_id=int(channel),
+        post_time=time.fromisoformat(post_time),
+        timezone=str(tz),
+        count=int(count),
+        enabled=bool(enabled),
+        active_since=datetime.fromisoformat(since),
+        updated_by=int(by) if by is not None else None,
+        updated_at=datetime.fromisoformat(updated),
+        failure=failure,
+        failure_at=datetime.fromisoformat(failure_at) if failure_at else None,
+    )
+
+
+def _post(row: Sequence[Any]) -> DigestPost:
+    (pid, guild, channel, kind, day, nonce, header, ids, message, state, *rest) = row
+    claimed, deadline, sent, attempts, mid, err = rest
+    return DigestPost(
+        id=int(pid),
+        guild_id=int(guild),
+        channel_id=int(channel),
+        kind=kind,
+        local_date=date.fromisoformat(day),
+        nonce=str(nonce),
+        header=str(header),
+        paper_ids=tuple(int(i) for i in json.loads(ids)),
+        message=decode_message(message),
+        state=state,
+        claimed_at=datetime.fromisoformat(claimed),
+        deadline=datetime.fromisoformat(deadline),
+        sent_at=datetime.fromisoformat(sent) if sent else None,
+        attempts=int(attempts),
+        message_id=int(mid) if mid is not None else None,
+        error=err,
+    )
+
+
+def encode_message(message: MessageData) -> str:
+    return json.dumps(
+        {
+            "content": message.content,
+            "mention_user_ids": list(message.mention_user_ids),
+            "embeds": [
+                {
+                    "title": e.title,
+                    "description": e.description,
+                    "url": e.url,
+                    "fields": [[f.name, f.value, f.inline] for f in e.fields],
+                    "footer": e.footer,
+                    "color": e.color,
+                }
+                for e in message.embeds
+            ],
+        },
+        ensure_ascii=False,
+    )
+
+
+def decode_message(text: str) -> MessageData:
+    data = json.loads(text)
+    return MessageData(
+        content=data["content"],
+        mention_user_ids=tuple(int(u) for u in data["mention_user_ids"]),
+        embeds=tuple(
+            EmbedData(
+                title=e["title"],
+                description=e["description"],
+                url=e["url"],
+                fields=tuple(EmbedField(n, v, bool(i)) for n, v, i in e["fields"]),
+                footer=e["footer"],
+                color=e["color"],
+            )
+            for e in data["embeds"]
+        ),
+    )

@@ -1,0 +1,92 @@
+"""Shared by the digest tests: the schema while its migration is pending, and
+a fake transport that behaves like Discord about nonces and history."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from importlib import resources
+
+from paperbot.core.render import MessageData
+from paperbot.services.digest import ChannelMessage, DeliveryError
+from paperbot.storage.db import Database, _statements
+
+
+async def ensure_digest_schema(db: Database) -> None:
+    """Create the digest tables if migration 0004 is not active yet.
+
+    The migration waits as `0004_digest.sql.pending` until 0002 and 0003
+    land (the runner refuses gaps); once it is live this does nothing.
+    """
+    async with db.conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'digest_posts'"
+    ) as cur:
+        if await cur.fetchone():
+            return
+    folder = resources.files("paperbot.storage.migrations")
+    sql = folder.joinpath("0004_digest.sql.pending").read_text(encoding="utf-8")
+    async with db.transaction() as conn:
+        for statement in _statements(sql):
+            await conn.execute(statement)
+
+
+class Crash(BaseException):
+    """A SIGKILL stand-in: nothing after it runs, nothing catches it."""
+
+
+@dataclass
+class Sent:
+    id: int
+    channel_id: int
+    message: MessageData
+    nonce: str
+    created_at: datetime
+
+
+@dataclass
+class FakeDiscord:
+    """Channels that remember messages; `enforce_nonce` deduplicates for a window."""
+
+    now: datetime
+    nonce_window: timedelta = timedelta(minutes=5)
+    messages: list[Sent] = field(default_factory=list)
+    gone: set[int] = field(default_factory=set)
+    forbidden: set[int] = field(default_factory=set)
+    flaky: int = 0  # the next N sends fail with a 503
+    crash_after_send: bool = False  # the message is created, then the bot dies
+    sends: int = 0
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1000))
+
+    def in_channel(self, channel_id: int) -> list[Sent]:
+        return [m for m in self.messages if m.channel_id == channel_id]
+
+    async def send(self, channel_id: int, message: MessageData, nonce: str) -> int:
+        self.sends += 1
+        self._check(channel_id)
+        if self.flaky:
+            self.flaky -= 1
+            raise DeliveryError("Discord answered 503", permanent=False)
+        for old in self.messages:
+            if old.nonce == nonce and self.now - old.created_at <= self.nonce_window:
+                return old.id  # Discord returns the first message, creates nothing
+        sent = Sent(next(self._ids), channel_id, message, nonce, self.now)
+        self.messages.append(sent)
+        if self.crash_after_send:
+            self.crash_after_send = False
+            raise Crash
+        return sent.id
+
+    async def history(
+        self, channel_id: int, after: datetime, limit: int
+    ) -> Sequence[ChannelMessage]:
+        self._check(channel_id)
+        found = [m for m in self.in_channel(channel_id) if m.created_at > after][:limit]
+        return [ChannelMessage(m.id, m.created_at, True, m.message.content) for m in found]
+
+    def _check(self, channel_id: int) -> None:
+        if channel_id in self.gone:
+            raise DeliveryError("the channel no longer exists", permanent=True)
+        if channel_id in self.forbidden:
+            raise DeliveryError("the bot may no longer post in the channel", permanent=True)
