@@ -287,9 +287,3 @@ def digest_nonce(guild_id: int, day: date) -> str:
     )
     # 63 bits as decimal: at most 19 characters, within Discord's 25.
     return str(int.from_bytes(digest.digest(), "big") >> 1)
-
-
-def manual_nonce(guild_id: int, post_id: int) -> str:
-    """The nonce of a `/digest now` post (one per stored post row)."""
-    digest = hashlib.blake2b(f"paperbot-now:{guild_id}:{post_id}".encode(), digest_size=8)
-    return str(int.from_bytes(digest.digest(), "big") >> 1)
