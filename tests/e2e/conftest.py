@@ -1,0 +1,244 @@
+"""End-to-end fixtures: the REAL discord.py client (our `PaperBot`) against a fake Discord.
+
+Fixtures
+--------
+``fake_discord``  A started `tests.fake_discord.FakeDiscord` on 127.0.0.1 (ephemeral port),
+                  installed into discord.py (`Route.BASE`, `DEFAULT_GATEWAY`), with one guild
+                  ("ML reading group", channel #papers). At teardown the test FAILS if any
+                  request body broke Discord's OpenAPI spec or the extra limits
+                  (`fake_discord.violations`), or if the bot hit a route the fake lacks.
+``e2e_settings``  `Settings` for a bot in tmp_path: database copied from a session-wide
+                  template already holding the bundled corpus, the repo's topics.toml,
+                  token "fake-token", global sync. Derive variants with `with_bot(settings, ...)`.
+``start_bot``     `await start_bot(settings=None, **bot_options) -> PaperBot`: opens the App the
+                  way `paperbot run` does (migrate + idempotent corpus load), logs in, connects,
+                  waits for on_ready. Closed at teardown. Call it again (after `await
+                  stop_bot(bot)`) to test a restart against the same database.
+``e2e``           The usual entry point: a running bot plus helpers, as an `E2E`:
+
+    async def test_search(e2e):
+        result = await e2e.slash("search", query="diffusion")          # plain member, guild
+        assert result.ephemeral and "Diffusion" in result.text()
+        admin = await e2e.slash("digest setup", user=e2e.admin, channel=e2e.channel, time="08:00")
+        choices = await e2e.autocomplete("subscribe", focused="topic", topic="diff")
+        page2 = await e2e.click(result.message, result.custom_ids[-1])
+
+``slash`` returns an `InteractionResult` once the bot acknowledged the interaction (and, when it
+deferred, once the first follow-up or edit arrived): `.callback_type`, `.ephemeral`,
+`.message` (the original response as it stands, after edits), `.content`, `.embeds`,
+`.custom_ids`, `.followups`, `.text()`, `.requests`, `.ack_seconds`. A command Discord would not
+offer (not synced, hidden by `default_member_permissions`, not in DMs) raises
+`CommandUnavailable`; options Discord's client would refuse raise `ValueError`.
+`e2e.member` is a plain member, `e2e.admin` has Administrator, `e2e.dm(...)` sends from a DM.
+Pass `locale="zh-CN"` for a Chinese-language user. `e2e.fake.fail("POST", r"/callback$", 429)`
+programs a fault; `e2e.fake.requests` records every request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from paperbot.bot.client import PaperBot
+from paperbot.bot.runner import open_app
+from paperbot.config import (
+    BUNDLED_CORPUS,
+    BotSettings,
+    CorpusSettings,
+    DatabaseSettings,
+    Settings,
+    TopicsSettings,
+)
+from paperbot.services.corpus import load_corpus
+from paperbot.storage.db import Database
+from tests.fake_discord import (
+    ADMIN_PERMISSIONS,
+    FakeChannel,
+    FakeDiscord,
+    FakeGuild,
+    FakeUser,
+    InteractionResult,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+TOKEN = "fake-token"
+READY_TIMEOUT = 10.0
+
+StartBot = Callable[..., Awaitable[PaperBot]]
+
+
+def with_bot(settings: Settings, **bot_values: Any) -> Settings:
+    """A copy of `settings` with `[bot]` keys changed (e.g. `sync_guild=...`)."""
+    return settings.model_copy(update={"bot": settings.bot.model_copy(update=bot_values)})
+
+
+@pytest.fixture(scope="session")
+def corpus_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database with the bundled corpus loaded, built once and copied per test."""
+    path = tmp_path_factory.mktemp("e2e-template") / "paperbot.sqlite3"
+
+    async def build() -> None:
+        db = await Database.open(path)
+        try:
+            await load_corpus(db, [BUNDLED_CORPUS], default_area="预训练", now=datetime.now(UTC))
+            # Fold the WAL into the main file so a plain copy carries everything.
+            await db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            await db.close()
+
+    asyncio.run(build())
+    return path
+
+
+@pytest.fixture
+def e2e_settings(tmp_path: Path, corpus_template: Path) -> Settings:
+    database = tmp_path / "paperbot.sqlite3"
+    shutil.copyfile(corpus_template, database)
+    return Settings(
+        database=DatabaseSettings(path=database),
+        corpus=CorpusSettings(path=BUNDLED_CORPUS),
+        topics=TopicsSettings(path=REPO / "config" / "topics.toml"),
+        bot=BotSettings(token=SecretStr(TOKEN), shutdown_grace_seconds=1.0),
+    )
+
+
+@pytest.fixture
+async def fake_discord() -> AsyncIterator[FakeDiscord]:
+    fake = FakeDiscord(token=TOKEN)
+    await fake.start()
+    fake.install()
+    fake.add_guild("ML reading group")
+    try:
+        yield fake
+    finally:
+        await fake.stop()
+    if fake.violations:
+        pytest.fail(
+            "the bot sent requests real Discord would reject:\n  " + "\n  ".join(fake.violations),
+            pytrace=False,
+        )
+
+
+@pytest.fixture
+async def start_bot(fake_discord: FakeDiscord, e2e_settings: Settings) -> AsyncIterator[StartBot]:
+    running: list[tuple[PaperBot, asyncio.Task[None]]] = []
+
+    async def start(settings: Settings | None = None, **bot_options: Any) -> PaperBot:
+        app = await open_app(settings or e2e_settings)
+        bot_options.setdefault("guild_ready_timeout", 0.05)
+        bot = PaperBot(app, **bot_options)
+        await bot.login(TOKEN)
+        connection = asyncio.create_task(bot.connect(), name="e2e-gateway")
+        running.append((bot, connection))
+        ready = asyncio.create_task(bot.wait_until_ready())
+        done, _ = await asyncio.wait(
+            {ready, connection}, timeout=READY_TIMEOUT, return_when=asyncio.FIRST_COMPLETED
+        )
+        if ready not in done:
+            ready.cancel()
+            if connection.done():
+                connection.result()
+            raise AssertionError("the bot did not become ready")
+        return bot
+
+    yield start
+    for bot, connection in running:
+        await _stop(bot, connection)
+
+
+async def _stop(bot: PaperBot, connection: asyncio.Task[None]) -> None:
+    if not bot.is_closed():
+        await bot.close()
+    with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+        await asyncio.wait_for(connection, 5)
+    await bot.app.close()
+
+
+async def stop_bot(bot: PaperBot) -> None:
+    """Close a bot started by `start_bot` before the test ends (e.g. to restart it)."""
+    await bot.close()
+    await bot.app.close()
+    # start_bot's teardown skips the closed parts.
+    bot.app.close = _noop  # type: ignore[method-assign]
+
+
+async def _noop() -> None:
+    return None
+
+
+class E2E:
+    """A running bot, the fake Discord, and shortcuts with sensible defaults."""
+
+    def __init__(self, fake: FakeDiscord, bot: PaperBot) -> None:
+        self.fake = fake
+        self.bot = bot
+        self.guild: FakeGuild = next(iter(fake.guilds.values()))
+        self.channel: FakeChannel = self.guild.channels[0]
+        self.member = FakeUser(name="reader")
+        self.admin = FakeUser(name="admin", permissions=ADMIN_PERMISSIONS)
+
+    async def slash(
+        self,
+        command: str,
+        /,
+        *,
+        user: FakeUser | None = None,
+        guild: FakeGuild | None = None,
+        channel: FakeChannel | None = None,
+        **options: Any,
+    ) -> InteractionResult:
+        guild = guild or self.guild
+        return await self.fake.slash(
+            command,
+            user=user or self.member,
+            guild=guild,
+            channel=channel or (self.channel if guild is self.guild else None),
+            **options,
+        )
+
+    async def dm(self, command: str, /, *, user: FakeUser | None = None, **options: Any) -> Any:
+        """The command sent from a direct message with the bot."""
+        return await self.fake.slash(command, user=user or self.member, guild=None, **options)
+
+    async def autocomplete(
+        self, command: str, /, *, focused: str, user: FakeUser | None = None, **options: Any
+    ) -> list[dict[str, Any]]:
+        return await self.fake.autocomplete(
+            command,
+            focused=focused,
+            user=user or self.member,
+            guild=self.guild,
+            channel=self.channel,
+            **options,
+        )
+
+    async def click(
+        self, message: dict[str, Any] | None, custom_id: str, *, user: FakeUser | None = None
+    ) -> InteractionResult:
+        assert message is not None, "no message to click on"
+        in_guild = "guild_id" in message
+        return await self.fake.click(
+            message,
+            custom_id,
+            user=user or self.member,
+            guild=self.guild if in_guild else None,
+            channel=self.channel if in_guild else None,
+        )
+
+
+@pytest.fixture
+async def bot(start_bot: StartBot) -> PaperBot:
+    return await start_bot()
+
+
+@pytest.fixture
+async def e2e(fake_discord: FakeDiscord, bot: PaperBot) -> E2E:
+    return E2E(fake_discord, bot)

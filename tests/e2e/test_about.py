@@ -1,0 +1,32 @@
+"""`/about` end to end."""
+
+from __future__ import annotations
+
+from tests.e2e.conftest import E2E
+
+
+async def test_about_in_a_guild(e2e: E2E) -> None:
+    result = await e2e.slash("about")
+    assert result.callback_type == 4
+    assert result.ephemeral
+    [embed] = result.embeds
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert int(fields["Papers"]) > 100
+    assert "NeurIPS 2025" in fields["Venues"]
+    assert int(fields["Topics"]) == len(e2e.bot.app.topics.vocabulary)
+    assert "/digest setup" in fields["This server's digest"]
+    assert embed["footer"]["text"].startswith("paperbot ")
+
+
+async def test_about_in_chinese(e2e: E2E) -> None:
+    result = await e2e.slash("about", locale="zh-CN")
+    [embed] = result.embeds
+    names = [f["name"] for f in embed["fields"]]
+    assert names[:2] == ["论文", "主题"]
+    assert "双语" in embed["description"]
+
+
+async def test_about_in_a_dm(e2e: E2E) -> None:
+    result = await e2e.dm("about")
+    assert result.callback_type == 4
+    assert "in a server" in result.text()
