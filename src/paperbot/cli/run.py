@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail
-from paperbot.config import ENV_TOKEN, Settings, token
+from paperbot.config import ENV_TOKEN, ConfigError, Settings, token
 from paperbot.services.corpus import CorpusPathError
 from paperbot.storage.db import StorageError
 
@@ -48,6 +48,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return asyncio.run(runner.run(settings, secret))
     except runner.TokenRejected as exc:
         return fail(REJECTED.format(reason=exc), EXIT_PROBLEMS)
+    except ConfigError as exc:
+        return fail(f"configuration error: {exc}", EXIT_USAGE)
     except (StorageError, CorpusPathError) as exc:
         return fail(str(exc), EXIT_PROBLEMS)
     except discord.PrivilegedIntentsRequired:

@@ -15,7 +15,6 @@ from discord.ext import commands
 from paperbot import __version__
 from paperbot.bot.embeds import message_kwargs
 from paperbot.core.render import EmbedData, EmbedField, MessageData, trim
-from paperbot.core.topics import VocabularyError, parse_vocabulary
 from paperbot.storage import papers
 from paperbot.storage.papers import VenueCount
 
@@ -133,22 +132,13 @@ class _DigestLookup(Protocol):
 class About(commands.Cog):
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
-        self.topic_count = self._count_topics()
-
-    def _count_topics(self) -> int | None:
-        path = self.bot.app.settings.topics.path
-        try:
-            return len(parse_vocabulary(path.read_text(encoding="utf-8"), path.name))
-        except (OSError, VocabularyError) as exc:
-            log.warning("/about cannot count topics in %s: %s", path, exc)
-            return None
 
     async def gather(self, guild_id: int | None, now: datetime) -> AboutInfo:
         db = self.bot.app.db
         return AboutInfo(
             papers=await papers.paper_count(db),
             venues=tuple(await papers.venues(db)),
-            topics=self.topic_count,
+            topics=len(self.bot.app.topics.vocabulary),
             digest=await self._digest(guild_id, now) if guild_id else None,
             in_guild=guild_id is not None,
         )
