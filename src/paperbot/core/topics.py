@@ -237,7 +237,7 @@ def parse_vocabulary(text: str, source: str = "topics.toml") -> Vocabulary:
                     "twice in this topic" if owner == topic.key else f"already in topic {owner!r}"
                 )
                 raise lines.error(
-                    lines.find_text(term, *block),
+                    lines.find_term(topic, term, *block),
                     f"{term!r} is {where} (as {first!r}, once case, script and plurals"
                     " are ignored); each name and alias must be unique",
                 )
@@ -285,11 +285,12 @@ def _parse_topic(raw: Any, block: tuple[int, int], lines: _Lines) -> Topic:
     for term in topic.terms:
         if not term_key(term):
             raise lines.error(
-                lines.find_text(term, start, end), f"{term!r} has no letters to match"
+                lines.find_term(topic, term, start, end), f"{term!r} has no letters to match"
             )
         if len(term) > TOPIC_TEXT_MAX:
             raise lines.error(
-                lines.find_text(term, start, end), f"{term[:30]!r}… is longer than {TOPIC_TEXT_MAX}"
+                lines.find_term(topic, term, start, end),
+                f"{term[:30]!r}… is longer than {TOPIC_TEXT_MAX}",
             )
     return topic
 
@@ -316,8 +317,16 @@ class _Lines:
         pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
         return next((i for i in range(start, end) if pattern.match(self.lines[i])), start)
 
-    def find_text(self, text: str, start: int, end: int) -> int:
-        return next((i for i in range(start, end) if text in self.lines[i]), start)
+    def find_term(self, topic: Topic, term: str, start: int, end: int) -> int:
+        """The line of a topic's name, zh or alias (the first alias spelt so)."""
+        if term == topic.name:
+            return self.find_key("name", start, end)
+        if term == topic.zh:
+            return self.find_key("zh", start, end)
+        first = self.find_key("aliases", start, end)
+        quoted = (f'"{term}"', f"'{term}'")
+        found = (i for i in range(first, end) if any(q in self.lines[i] for q in quoted))
+        return next(found, first)
 
     def error(self, line: int, message: str) -> VocabularyError:
         return VocabularyError(f"{self.source}:{line + 1}: {message}")
@@ -416,7 +425,9 @@ def suggest(
     return choices[:limit]
 
 
-_STRONG = 85.0
+_STRONG = 80.0
+"""Topic suggestions scoring at least this go before the keyword choice."""
+_FUZZY_CUTOFF = 75.0
 
 
 def _rank_topics(query: str, vocabulary: Vocabulary) -> list[tuple[float, Topic, str | None]]:
@@ -425,16 +436,20 @@ def _rank_topics(query: str, vocabulary: Vocabulary) -> list[tuple[float, Topic,
     surfaces = [
         (normalize(term), topic, term) for topic in vocabulary.topics for term in topic.terms
     ]
-    fuzzy = {
-        index: score
-        for _, score, index in process.extract(
-            query, [s for s, _, _ in surfaces], scorer=fuzz.WRatio, score_cutoff=70, limit=None
+    fuzzy: dict[int, float] = {}
+    if len(query) >= 4:
+        found = process.extract(
+            query,
+            [s for s, _, _ in surfaces],
+            scorer=fuzz.partial_ratio,
+            score_cutoff=_FUZZY_CUTOFF,
+            limit=None,
         )
-    }
+        fuzzy = {index: 0.95 * score for _, score, index in found}
     for index, (surface, topic, term) in enumerate(surfaces):
         score = _surface_score(query, surface)
-        if score is None and index in fuzzy:
-            score = 0.8 * fuzzy[index]
+        if score is None:
+            score = fuzzy.get(index)
         if score is None:
             continue
         via = None if term in (topic.name, topic.zh) else term
@@ -452,7 +467,9 @@ def _surface_score(query: str, surface: str) -> float | None:
     if any(word.startswith(query) for word in re.split(r"[\s\-/]+", surface)):
         return 90.0
     if query in surface:
-        return 86.0
+        # Chinese has no spaces, so a CJK query inside a term is a real hit;
+        # Latin text inside a longer word (`lora` in `exploration`) is weak.
+        return 88.0 if has_cjk(query) else 70.0
     return None
 
 
@@ -606,7 +623,7 @@ def _typo_terms(term: _Term, words: Sequence[str], protected: frozenset[str]) ->
         ):
             if is_typo_of(word, candidate, protected):
                 key = " ".join([*parts[:index], candidate, *parts[index + 1 :]])
-                variants.append(_Term(key, f"{candidate} ≈ {term.shown}", TYPO_QUALITY))
+                variants.append(_Term(key, f"{key} ≈ {term.shown}", TYPO_QUALITY))
     return variants
 
 
