@@ -47,6 +47,13 @@ from paperbot.core.digest import (
 from paperbot.core.models import Paper
 from paperbot.core.render import MessageData
 from paperbot.core.schedule import DailyTime, ScheduleError
+from paperbot.core.topics import (
+    EXTRA_TERM_WEIGHT,
+    EXTRA_TERMS_COUNTED,
+    SUMMARY_WEIGHT,
+    TITLE_WEIGHT,
+)
+from paperbot.services.subscriptions import SubscriptionService
 from paperbot.storage import digests as store
 from paperbot.storage import papers
 from paperbot.storage.db import Database
@@ -100,6 +107,26 @@ class DigestTransport(Protocol):
 
 # guild id -> every subscribed topic of that server with subscribers and matches
 Audience = Callable[[int], Awaitable[Sequence[TopicDemand]]]
+
+
+# The best score `core.topics.match_topic` can give (title + summary + extra
+# terms): dividing by it puts topic matches on the [0, 1] scale picking uses.
+TOPIC_SCORE_MAX = TITLE_WEIGHT + SUMMARY_WEIGHT + EXTRA_TERM_WEIGHT * EXTRA_TERMS_COUNTED
+
+
+def subscriber_audience(subscriptions: SubscriptionService) -> Audience:
+    """A server's audience from its subscriptions, scores scaled to [0, 1]."""
+
+    async def audience(guild_id: int) -> Sequence[TopicDemand]:
+        return [scaled(d) for d in await subscriptions.demands(guild_id)]
+
+    return audience
+
+
+def scaled(demand: TopicDemand) -> TopicDemand:
+    return TopicDemand(
+        demand.topic, demand.subscribers, demand.ids, demand.scores / TOPIC_SCORE_MAX
+    )
 
 
 class DigestInputError(ValueError):
