@@ -39,6 +39,7 @@ BOT_MISSING_PERMISSIONS = (
     "I need the {permissions} permission in this channel; please ask a server admin to grant it."
 )
 BAD_VALUE = "{value} is not a valid {kind}."
+BAD_TEXT = "{value} is not a valid value for this option."
 CHECK_FAILED = "You can't use this command here."
 OUTDATED = "This command was just updated; please try again in a minute."
 
@@ -49,6 +50,7 @@ ZH_CN: dict[str, str] = {
     MISSING_PERMISSIONS: "你需要「{permissions}」权限才能使用此命令。",
     BOT_MISSING_PERMISSIONS: "我在此频道缺少「{permissions}」权限，请让服务器管理员授予。",
     BAD_VALUE: "{value} 不是有效的{kind}。",
+    BAD_TEXT: "{value} 不是此选项的有效值。",
     CHECK_FAILED: "你不能在这里使用此命令。",
     OUTDATED: "此命令刚刚更新，请一分钟后再试。",
 }
@@ -66,7 +68,6 @@ _PERMISSION_NAMES: dict[str, tuple[str, str]] = {
 }
 
 _KIND_NAMES: dict[discord.AppCommandOptionType, tuple[str, str]] = {
-    discord.AppCommandOptionType.string: ("text", "文本"),
     discord.AppCommandOptionType.integer: ("whole number", "整数"),
     discord.AppCommandOptionType.number: ("number", "数字"),
     discord.AppCommandOptionType.boolean: ("yes/no value", "是/否值"),
@@ -112,14 +113,11 @@ def user_message(interaction: discord.Interaction[Any], error: Exception) -> str
         names = permission_names(interaction, error.missing_permissions)
         return localize(interaction, BOT_MISSING_PERMISSIONS, permissions=names)
     if isinstance(error, app_commands.TransformerError):
-        kind = _KIND_NAMES.get(error.type, (error.type.name, error.type.name))
-        value = discord.utils.escape_markdown(str(error.value))[:100]
-        return localize(
-            interaction,
-            BAD_VALUE,
-            value=f"“{value}”",
-            kind=kind[1 if _is_chinese(interaction) else 0],
-        )
+        value = f"“{discord.utils.escape_markdown(str(error.value))[:100]}”"
+        kind = _KIND_NAMES.get(error.type)
+        if kind is None:
+            return localize(interaction, BAD_TEXT, value=value)
+        return localize(interaction, BAD_VALUE, value=value, kind=kind[_is_chinese(interaction)])
     if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
         return localize(interaction, OUTDATED)
     if isinstance(error, app_commands.CheckFailure):
