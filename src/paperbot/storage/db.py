@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import sqlite3
@@ -27,6 +28,9 @@ class Database:
     def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
         self.conn = conn
         self.path = path
+        # One connection serves every coroutine: transactions must take turns,
+        # or a second BEGIN fails with "cannot start a transaction within a transaction".
+        self._transaction_lock = asyncio.Lock()
 
     @classmethod
     async def open(cls, path: Path | str) -> Database:
@@ -60,13 +64,14 @@ class Database:
         BEGIN IMMEDIATE takes the write lock up front, so two writers queue
         on busy_timeout instead of failing half-way.
         """
-        await self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.conn
-        except BaseException:
-            await self.conn.rollback()
-            raise
-        await self.conn.commit()
+        async with self._transaction_lock:
+            await self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                await self.conn.rollback()
+                raise
+            await self.conn.commit()
 
     async def close(self) -> None:
         await self.conn.close()
