@@ -153,6 +153,7 @@ class PostResult:
     local_date: date | None = None
     message_id: int | None = None
     detail: str = ""
+    papers: int = 0
 
 
 @cache
@@ -375,7 +376,9 @@ class DigestService:
             post.local_date,
             message_id,
         )
-        return PostResult("posted", post.guild_id, post.local_date, message_id)
+        return PostResult(
+            "posted", post.guild_id, post.local_date, message_id, papers=len(post.paper_ids)
+        )
 
     async def _failed(self, post: DigestPost, exc: DeliveryError, now: datetime) -> PostResult:
         if exc.permanent:
@@ -434,7 +437,9 @@ class DigestService:
         if mine is not None:
             await store.confirm(self.db, post.id, mine.id)
             log.info("digest for guild %d found in history: message %d", post.guild_id, mine.id)
-            return PostResult("posted", post.guild_id, post.local_date, mine.id)
+            return PostResult(
+                "posted", post.guild_id, post.local_date, mine.id, papers=len(post.paper_ids)
+            )
         if len(recent) >= HISTORY_LIMIT:
             # The history since the claim is longer than we read: the post may
             # be in it. Never risk a second post; keep its papers as seen.

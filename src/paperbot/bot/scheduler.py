@@ -1,0 +1,253 @@
+"""The digest scheduler: one APScheduler `CronTrigger` per server, in its timezone.
+
+`start(bot)` (called by the runner once the bot is ready) rebuilds the jobs
+from SQLite, resolves posts a crash left open, posts the digests missed
+while the bot was down (only while the server's local day lasts), and keeps
+a slow job that resolves posts whose send failed for a transient reason.
+`/digest setup` and `/digest off` reschedule through `running(bot)`.
+
+Many servers due the same minute go through one `SendPacer`, which spaces
+digest sends so the bot stays far below Discord's global rate limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+import aiohttp
+import discord
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+from paperbot.bot.embeds import message_kwargs
+from paperbot.core.render import MessageData
+from paperbot.services.digest import (
+    ChannelMessage,
+    DeliveryError,
+    DigestService,
+    DigestTransport,
+    PostResult,
+)
+from paperbot.storage.digests import DigestSettings
+
+if TYPE_CHECKING:
+    from paperbot.bot.client import PaperBot
+
+log = logging.getLogger(__name__)
+
+# Digest sends at most this often, whatever the number of servers due at once
+# (Discord's global limit is 50 requests/s; one post per channel per day).
+SEND_INTERVAL_S = 0.25
+RESOLVE_EVERY_MINUTES = 10
+_JOB_PREFIX = "digest:"
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class SendPacer:
+    """Spaces calls at least `interval` seconds apart, in arrival order."""
+
+    def __init__(
+        self,
+        interval: float = SEND_INTERVAL_S,
+        *,
+        monotonic: Callable[[], float] | None = None,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ) -> None:
+        self.interval = interval
+        self._monotonic = monotonic
+        self._sleep = sleep
+        self._lock = asyncio.Lock()
+        self._last: float | None = None
+
+    def _now(self) -> float:
+        return self._monotonic() if self._monotonic else asyncio.get_running_loop().time()
+
+    async def wait(self) -> None:
+        async with self._lock:
+            if self._last is not None:
+                delay = self._last + self.interval - self._now()
+                if delay > 0:
+                    await self._sleep(delay)
+            self._last = self._now()
+
+
+class DiscordTransport:
+    """`DigestTransport` over discord.py, by channel id (no cache needed)."""
+
+    def __init__(self, bot: discord.Client, pacer: SendPacer | None = None) -> None:
+        self.bot = bot
+        self.pacer = pacer or SendPacer()
+
+    async def send(self, channel_id: int, message: MessageData, nonce: str) -> int:
+        channel = self.bot.get_partial_messageable(channel_id)
+        await self.pacer.wait()
+        try:
+            # discord.py 2.7 sends `enforce_nonce: true` with every nonce
+            # (http.handle_message_parameters), which makes the re-send after
+            # a crash return the first message instead of a second one.
+            sent = await channel.send(**message_kwargs(message), nonce=nonce)
+        except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
+            raise delivery_error(exc, channel_id) from exc
+        return sent.id
+
+    async def history(
+        self, channel_id: int, after: datetime, limit: int
+    ) -> Sequence[ChannelMessage]:
+        channel = self.bot.get_partial_messageable(channel_id)
+        me = self.bot.user.id if self.bot.user else None
+        found: list[ChannelMessage] = []
+        try:
+            async for msg in channel.history(after=after, limit=limit, oldest_first=True):
+                found.append(
+                    ChannelMessage(msg.id, msg.created_at, msg.author.id == me, msg.content)
+                )
+        except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
+            raise delivery_error(exc, channel_id) from exc
+        return found
+
+
+def delivery_error(exc: BaseException, channel_id: int) -> DeliveryError:
+    """What went wrong, in words an admin can act on; permanent or not."""
+    if isinstance(exc, discord.NotFound):
+        return DeliveryError(f"the channel <#{channel_id}> no longer exists", permanent=True)
+    if isinstance(exc, discord.Forbidden):
+        return DeliveryError(
+            f"I lost permission to post in <#{channel_id}> (I need View Channel, Send Messages,"
+            " Embed Links and Read Message History there)",
+            permanent=True,
+        )
+    if isinstance(exc, discord.HTTPException) and 400 <= exc.status < 500 and exc.status != 429:
+        return DeliveryError(f"Discord refused the post ({exc.status}: {exc.text})", permanent=True)
+    return DeliveryError(
+        f"Discord could not be reached ({type(exc).__name__}: {exc})", permanent=False
+    )
+
+
+class DigestScheduler:
+    def __init__(
+        self,
+        service: DigestService,
+        transport: DigestTransport,
+        *,
+        clock: Clock = utc_now,
+    ) -> None:
+        self.service = service
+        self.transport = transport
+        self.clock = clock
+        self.scheduler = AsyncIOScheduler(timezone=UTC)
+        self._catch_up: asyncio.Task[list[PostResult]] | None = None
+
+    async def start(self) -> None:
+        """Rebuild the jobs from SQLite, then catch up in the background."""
+        self.scheduler.start()
+        configured = await self.service.enabled()
+        for settings in configured:
+            self.schedule(settings)
+        self.scheduler.add_job(
+            self.resolve_open,
+            IntervalTrigger(minutes=RESOLVE_EVERY_MINUTES, timezone=UTC),
+            id="digest-resolve",
+            coalesce=True,
+            max_instances=1,
+            replace_existing=True,
+        )
+        log.info("digest scheduler started: %d servers scheduled", len(configured))
+        self._catch_up = asyncio.create_task(self.catch_up(), name="digest-catch-up")
+
+    async def catch_up(self) -> list[PostResult]:
+        """After a (re)start: settle open posts, then post what was missed today."""
+        results = await self.resolve_open()
+        for settings in await self.service.enabled():
+            results.append(await self.run(settings.guild_id))
+        posted = [r for r in results if r.outcome == "posted"]
+        if posted:
+            log.info("start-up catch-up posted %d missed digests", len(posted))
+        return results
+
+    async def resolve_open(self) -> list[PostResult]:
+        return await self.service.recover(self.transport, self.clock())
+
+    def schedule(self, settings: DigestSettings) -> None:
+        """(Re)place a server's job; a disabled schedule just removes it."""
+        if not settings.enabled:
+            self.unschedule(settings.guild_id)
+            return
+        trigger = CronTrigger(
+            hour=settings.post_time.hour,
+            minute=settings.post_time.minute,
+            timezone=ZoneInfo(settings.timezone),
+        )
+        self.scheduler.add_job(
+            self.run,
+            trigger,
+            args=[settings.guild_id],
+            id=job_id(settings.guild_id),
+            replace_existing=True,
+            coalesce=True,
+            max_instances=1,
+            # Late is fine (a busy loop, a send queue): the service decides
+            # whether the day's post is still owed.
+            misfire_grace_time=None,
+        )
+
+    def unschedule(self, guild_id: int) -> None:
+        if self.scheduler.get_job(job_id(guild_id)) is not None:
+            self.scheduler.remove_job(job_id(guild_id))
+
+    def next_run_time(self, guild_id: int) -> datetime | None:
+        job = self.scheduler.get_job(job_id(guild_id))
+        return job.next_run_time if job is not None else None
+
+    async def run(self, guild_id: int) -> PostResult:
+        """One server's scheduled run (also what a due job fires)."""
+        try:
+            result = await self.service.run_scheduled(guild_id, self.transport, self.clock())
+        except Exception:  # one server's bug must not stop the others' digests
+            log.exception("digest run for guild %d failed", guild_id)
+            return PostResult("failed", guild_id, detail="internal error")
+        if result.outcome not in ("not-due", "already-posted"):
+            log.info("digest run for guild %d: %s %s", guild_id, result.outcome, result.detail)
+        return result
+
+    async def shutdown(self) -> None:
+        if self._catch_up is not None and not self._catch_up.done():
+            self._catch_up.cancel()
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        log.info("digest scheduler stopped")
+
+
+def job_id(guild_id: int) -> str:
+    return f"{_JOB_PREFIX}{guild_id}"
+
+
+_RUNNING: weakref.WeakKeyDictionary[discord.Client, DigestScheduler] = weakref.WeakKeyDictionary()
+
+
+def running(bot: discord.Client) -> DigestScheduler | None:
+    """The bot's started scheduler, for /digest setup and off."""
+    return _RUNNING.get(bot)
+
+
+async def start(bot: PaperBot, *, clock: Clock = utc_now) -> DigestScheduler:
+    """Start the digest scheduler for a ready bot (called by the runner)."""
+    scheduler = DigestScheduler(bot.app.digest, DiscordTransport(bot), clock=clock)
+    await scheduler.start()
+    _RUNNING[bot] = scheduler
+    return scheduler
+
+
+async def shutdown(scheduler: DigestScheduler) -> None:
+    await scheduler.shutdown()
