@@ -15,7 +15,7 @@ from typing import Any
 from paperbot.cli.common import EXIT_OK, print_json
 from paperbot.config import Settings
 
-BENCHMARKS = {"load": "paperbot.bench.load"}
+BENCHMARKS = {"load": "paperbot.bench.load", "digest": "paperbot.bench.digest"}
 
 
 def register(subparsers: Any) -> None:

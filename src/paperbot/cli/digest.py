@@ -1,0 +1,107 @@
+"""`paperbot digest preview`: the next digest's picks, without Discord."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from paperbot.cli.common import EXIT_OK, EXIT_USAGE, fail, print_json, with_app
+from paperbot.config import Settings
+from paperbot.core.digest import TopicDemand, plan_json
+from paperbot.core.render import trim
+from paperbot.core.topics import TopicInputError
+from paperbot.services.app import App
+from paperbot.services.digest import Preview, scaled
+
+# Stands for "you" when --topics previews for a made-up subscriber.
+CLI_SUBSCRIBER = 0
+SUMMARY_SHOWN = 160
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "digest", help="the daily digest without Discord"
+    )
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    preview = actions.add_parser(
+        "preview",
+        help="print the picks the next digest would post",
+        description=(
+            "Picks for a server's subscribers (--guild), or for one reader following"
+            " --topics, skipping papers already posted in the server's digest channel."
+        ),
+    )
+    preview.add_argument("--guild", type=int, default=0, help="server id (default: none)")
+    preview.add_argument(
+        "--topics", help='comma-separated topics or keywords to pick for, e.g. "RLHF, 扩散模型"'
+    )
+    preview.add_argument("--count", type=_count, help="picks (1-10; default: the server's)")
+    preview.add_argument("--json", action="store_true", help="print one JSON object")
+    preview.set_defaults(handler=run)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= 10:
+        raise argparse.ArgumentTypeError(f"{value} is not between 1 and 10")
+    return value
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    async def job(app: App) -> int:
+        demands: list[TopicDemand] | None = None
+        if args.topics is not None:
+            try:
+                demands = await _topic_demands(app, args.topics.split(","))
+            except TopicInputError as exc:
+                return fail(str(exc), EXIT_USAGE)
+        preview = await app.digest.preview(
+            args.guild, datetime.now(UTC), count=args.count, demands=demands
+        )
+        if args.json:
+            data = plan_json(preview.plan, preview.papers)
+            data["header"] = preview.message.content.split("\n", 1)[0]
+            data["channel_id"] = preview.channel_id
+            print_json(data)
+        else:
+            _print(preview)
+        return EXIT_OK
+
+    return with_app(settings, job)
+
+
+async def _topic_demands(app: App, texts: Sequence[str]) -> list[TopicDemand]:
+    demands = []
+    for text in (t.strip() for t in texts):
+        if not text:
+            continue
+        topic = app.topics.resolve(text)
+        found = await app.topics.matches(topic)
+        demand = TopicDemand(topic.label, (CLI_SUBSCRIBER,), found.ids, found.scores)
+        demands.append(scaled(demand))
+    if not demands:
+        raise TopicInputError("--topics needs at least one topic, e.g. --topics 'RLHF, MoE'")
+    return demands
+
+
+def _print(preview: Preview) -> None:
+    plan = preview.plan
+    print(preview.message.content.split("\n", 1)[0].replace("**", ""))
+    if plan.nothing_left:
+        print("Every paper has already been posted in this server's digest channel.")
+        return
+    for number, pick in enumerate(plan.picks, start=1):
+        paper = preview.papers.get(pick.paper_id)
+        if paper is None:
+            continue
+        print(f"\n{number}. {paper.title}")
+        print(f"   {paper.venue} {paper.year} · id {paper.id} · {pick.reason}")
+        if paper.summary:
+            print(f"   {trim(paper.summary, SUMMARY_SHOWN)}")
+    left = f"{plan.remaining} unposted papers left"
+    print(f"\n{len(plan.picks)} picks; {left}")
