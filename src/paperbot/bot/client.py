@@ -19,7 +19,10 @@ from paperbot.storage.meta import get_meta, set_meta
 log = logging.getLogger(__name__)
 
 # One extension per feature (python-discord/bot style).
-EXTENSIONS: tuple[str, ...] = ("paperbot.bot.cogs.about",)
+EXTENSIONS: tuple[str, ...] = (
+    "paperbot.bot.cogs.about",
+    "paperbot.bot.cogs.subscriptions",
+)
 
 # The bot has no voice features: don't warn at start-up that voice libraries are missing.
 discord.VoiceClient.warn_nacl = False

@@ -336,21 +336,30 @@ class _Lines:
 # What users type
 
 
+EMPTY_TOPIC = "Type a topic, for example “scaling laws” or “缩放定律”."
+TOPIC_TOO_LONG = "A topic can be at most {limit} characters; yours has {length}."
+NO_LETTERS = "A topic needs at least one letter or Chinese character."
+
+
 class TopicInputError(ValueError):
-    """The text cannot be a topic; `str()` is a message for the user."""
+    """The text cannot be a topic. `str()` is the English message; `template`
+    and `values` let the bot show it in the user's language."""
+
+    def __init__(self, template: str, **values: object) -> None:
+        super().__init__(template.format(**values))
+        self.template = template
+        self.values = values
 
 
 def check_topic_text(text: str) -> str:
     """The text, trimmed, or `TopicInputError` when it cannot be a topic."""
     cleaned = collapse_whitespace(strip_invisible(text))
     if not cleaned:
-        raise TopicInputError("Type a topic, for example “scaling laws” or “缩放定律”.")
+        raise TopicInputError(EMPTY_TOPIC)
     if len(cleaned) > TOPIC_TEXT_MAX:
-        raise TopicInputError(
-            f"A topic can be at most {TOPIC_TEXT_MAX} characters; yours has {len(cleaned)}."
-        )
+        raise TopicInputError(TOPIC_TOO_LONG, limit=TOPIC_TEXT_MAX, length=len(cleaned))
     if not any(ch.isalpha() for ch in cleaned) or not term_key(cleaned):
-        raise TopicInputError("A topic needs at least one letter or Chinese character.")
+        raise TopicInputError(NO_LETTERS)
     return cleaned
 
 

@@ -117,6 +117,12 @@ class TopicService:
                 log.info("topic corpus built: %d papers, version %d", len(snapshot.corpus), version)
         return snapshot.version, snapshot.corpus
 
+    async def is_ready(self) -> bool:
+        """Whether matching can start at once (the corpus is prepared for the
+        current version), so a command need not defer its reply."""
+        snapshot = self._snapshot
+        return snapshot is not None and snapshot.version == await papers.corpus_version(self.db)
+
     async def _build(self) -> TopicCorpus:
         rows = [(p.id, p.title, p.summary) for p in await papers.list_papers(self.db)]
         if len(rows) >= _THREAD_THRESHOLD:

@@ -1,0 +1,296 @@
+"""`/subscribe`, `/unsubscribe`, `/subscriptions`: per-user topics in each server.
+
+Everything is ephemeral: a user's topics are theirs, in this server only.
+Rendering is pure (`render_*` return `MessageData`); the cog only gathers
+data through `bot.app.subscriptions` and sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from paperbot.bot.embeds import message_kwargs
+from paperbot.bot.errors import UserError, localize
+from paperbot.bot.translator import CatalogTranslator
+from paperbot.core import limits
+from paperbot.core.render import EmbedData, MessageData, defuse_mentions, trim
+from paperbot.core.topics import (
+    EMPTY_TOPIC,
+    NO_LETTERS,
+    TOPIC_TOO_LONG,
+    Choice,
+    Topic,
+    TopicInputError,
+)
+from paperbot.services.subscriptions import (
+    MAX_PER_USER,
+    Followed,
+    Subscribed,
+    SubscriptionLimitError,
+    Unsubscribed,
+)
+from paperbot.storage import papers
+
+if TYPE_CHECKING:
+    from paperbot.bot.client import PaperBot
+
+log = logging.getLogger(__name__)
+
+COLOR = 0x2B9348
+EXAMPLES_SHOWN = 3
+
+SUBSCRIBE_DESCRIPTION = "Follow a topic (or any keyword) for this server's daily digest"
+SUBSCRIBE_TOPIC = "A topic such as scaling laws or 缩放定律, or any keyword"
+UNSUBSCRIBE_DESCRIPTION = "Stop following one of your topics in this server"
+UNSUBSCRIBE_TOPIC = "One of the topics you follow here"
+SUBSCRIPTIONS_DESCRIPTION = "Your topics in this server and how many papers match each"
+
+KEYWORD = "keyword"
+SUBSCRIBED = "Subscribed to **{topic}**."
+ALREADY = "You already follow **{topic}** in this server."
+MATCHES = "{count} papers match it now."
+NO_MATCHES = "No paper matches it yet; the digest will pick it up when one does."
+KEYWORD_NOTE = "A keyword matches papers whose title or summary contains it."
+FOLLOWING = "You follow {total} of {limit} topics here; /subscriptions lists them."
+EXAMPLES = "Best matches now:"
+LIMIT = (
+    "You already follow {limit} topics in this server, the most allowed: "
+    "drop one with /unsubscribe first."
+)
+UNSUBSCRIBED = "Unsubscribed from **{topic}**."
+NOT_FOLLOWED = "You don't follow **{topic}** in this server; /subscriptions lists what you follow."
+NONE_YET = (
+    "You don't follow any topics in this server yet. "
+    "Try /subscribe with a topic such as scaling laws or 缩放定律."
+)
+YOUR_TOPICS = "Your topics in this server"
+LIST_FOOTER = "{total} of {limit} topics · /subscribe to add, /unsubscribe to drop"
+PAPERS_COUNT = "{count} papers"
+RETIRED = "no longer in the topic list: /unsubscribe it"
+
+ZH_CN: dict[str, str] = {
+    SUBSCRIBE_DESCRIPTION: "订阅一个主题（或任意关键词），用于本服务器的每日摘要",
+    SUBSCRIBE_TOPIC: "主题，例如 scaling laws 或 缩放定律，也可以是任意关键词",
+    UNSUBSCRIBE_DESCRIPTION: "取消订阅你在本服务器关注的某个主题",
+    UNSUBSCRIBE_TOPIC: "你在本服务器关注的主题之一",
+    SUBSCRIPTIONS_DESCRIPTION: "你在本服务器关注的主题，以及各自匹配的论文数",
+    KEYWORD: "关键词",
+    SUBSCRIBED: "已订阅 **{topic}**。",
+    ALREADY: "你已经在本服务器订阅了 **{topic}**。",
+    MATCHES: "目前有 {count} 篇论文与之匹配。",
+    NO_MATCHES: "目前还没有匹配的论文；一旦出现，每日摘要会推送给你。",
+    KEYWORD_NOTE: "关键词会匹配标题或摘要中包含它的论文。",
+    FOLLOWING: "你在本服务器关注了 {total}/{limit} 个主题；/subscriptions 可查看全部。",
+    EXAMPLES: "当前最匹配的论文：",
+    LIMIT: "你在本服务器已关注 {limit} 个主题，已达上限：请先用 /unsubscribe 取消一个。",
+    UNSUBSCRIBED: "已取消订阅 **{topic}**。",
+    NOT_FOLLOWED: "你在本服务器没有订阅 **{topic}**；/subscriptions 可查看你关注的主题。",
+    NONE_YET: "你在本服务器还没有关注任何主题。试试 /subscribe，例如 scaling laws 或 缩放定律。",
+    YOUR_TOPICS: "你在本服务器关注的主题",
+    LIST_FOOTER: "{total}/{limit} 个主题 · /subscribe 添加，/unsubscribe 取消",
+    PAPERS_COUNT: "{count} 篇论文",
+    RETIRED: "已不在主题列表中：请 /unsubscribe",
+    EMPTY_TOPIC: "请输入一个主题，例如“scaling laws”或“缩放定律”。",
+    TOPIC_TOO_LONG: "主题最多 {limit} 个字符；你输入了 {length} 个。",
+    NO_LETTERS: "主题至少需要包含一个字母或汉字。",
+}
+
+#: English text -> the same text in the reader's language.
+Translate = Callable[[str], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """A matching paper shown after /subscribe, with why it matches."""
+
+    title: str
+    why: tuple[str, ...]
+
+
+def topic_text(topic: Topic, tr: Translate) -> str:
+    """A topic for a message: both names, or the keyword quoted (user text made inert)."""
+    if not topic.is_keyword:
+        return topic.label
+    keyword = defuse_mentions(discord.utils.escape_markdown(topic.name))
+    return f"“{keyword}” ({tr(KEYWORD)})"
+
+
+def render_subscribed(
+    result: Subscribed, examples: Sequence[Example], tr: Translate
+) -> MessageData:
+    name = topic_text(result.topic, tr)
+    lines = [tr(SUBSCRIBED if result.created else ALREADY).format(topic=name)]
+    count = result.match_count
+    lines.append(tr(MATCHES).format(count=count) if count else tr(NO_MATCHES))
+    if result.topic.is_keyword:
+        lines.append(tr(KEYWORD_NOTE))
+    lines.append(tr(FOLLOWING).format(total=result.total, limit=MAX_PER_USER))
+    if examples:
+        lines.append("")
+        lines.append(tr(EXAMPLES))
+        for example in examples:
+            title = defuse_mentions(discord.utils.escape_markdown(trim(example.title, 120)))
+            why = trim("; ".join(example.why), 120)
+            lines.append(f"• {title} ({defuse_mentions(discord.utils.escape_markdown(why))})")
+    return MessageData(content=trim("\n".join(lines), limits.CONTENT_MAX))
+
+
+def render_unsubscribed(result: Unsubscribed, tr: Translate) -> MessageData:
+    template = UNSUBSCRIBED if result.removed else NOT_FOLLOWED
+    return MessageData(content=tr(template).format(topic=topic_text(result.topic, tr)))
+
+
+def render_followed(followed: Sequence[Followed], tr: Translate) -> MessageData:
+    if not followed:
+        return MessageData(content=tr(NONE_YET))
+    lines = []
+    for item in followed:
+        detail = tr(RETIRED) if item.retired else tr(PAPERS_COUNT).format(count=item.match_count)
+        name = item.topic.key if item.retired else topic_text(item.topic, tr)
+        lines.append(f"• **{name}**: {detail}")
+    embed = EmbedData(
+        title=tr(YOUR_TOPICS),
+        description=trim("\n".join(lines), limits.EMBED_DESCRIPTION_MAX),
+        footer=tr(LIST_FOOTER).format(total=len(followed), limit=MAX_PER_USER),
+        color=COLOR,
+    )
+    return MessageData(embeds=(embed,))
+
+
+def to_app_choices(choices: Sequence[Choice]) -> list[app_commands.Choice[str]]:
+    return [
+        app_commands.Choice(name=c.name, value=c.value)
+        for c in choices[: limits.AUTOCOMPLETE_CHOICES_MAX]
+    ]
+
+
+class Subscriptions(commands.Cog):
+    def __init__(self, bot: PaperBot) -> None:
+        self.bot = bot
+        self._warmup: asyncio.Task[object] | None = None
+
+    async def cog_load(self) -> None:
+        # Normalise the corpus for matching in the background, so the first
+        # /subscribe after start-up does not pay for it.
+        self._warmup = asyncio.create_task(self._warm(), name="topics-warmup")
+
+    async def cog_unload(self) -> None:
+        if self._warmup is not None:
+            self._warmup.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._warmup
+
+    async def _warm(self) -> None:
+        try:
+            await self.bot.app.topics.corpus()
+        except Exception:  # a failed warm-up only costs the first command its speed
+            log.exception("could not prepare the topic corpus in the background")
+
+    @staticmethod
+    def _tr(interaction: discord.Interaction[PaperBot]) -> Translate:
+        """Text in the user's language, unformatted (renderers fill it in)."""
+        translator = interaction.client.tree.translator
+
+        def tr(english: str) -> str:
+            if isinstance(translator, CatalogTranslator):
+                return translator.lookup(english, interaction.locale) or english
+            return english
+
+        return tr
+
+    @staticmethod
+    def _ids(interaction: discord.Interaction[PaperBot]) -> tuple[int, int]:
+        if interaction.guild_id is None:  # guild_only: Discord does not offer it in DMs
+            raise app_commands.NoPrivateMessage()
+        return interaction.guild_id, interaction.user.id
+
+    async def _answer(
+        self, interaction: discord.Interaction[PaperBot], message: MessageData
+    ) -> None:
+        kwargs = message_kwargs(message)
+        if interaction.response.is_done():
+            await interaction.followup.send(**kwargs, ephemeral=True)
+        else:
+            await interaction.response.send_message(**kwargs, ephemeral=True)
+
+    async def _defer_if_cold(self, interaction: discord.Interaction[PaperBot]) -> None:
+        """Matching needs the prepared corpus; if it is not ready (just loaded,
+        or just started), say "thinking" instead of missing the 3 s deadline."""
+        if not await self.bot.app.topics.is_ready():
+            await interaction.response.defer(ephemeral=True, thinking=True)
+
+    @app_commands.command(name="subscribe", description=SUBSCRIBE_DESCRIPTION)
+    @app_commands.guild_only()
+    @app_commands.describe(topic=SUBSCRIBE_TOPIC)
+    async def subscribe(self, interaction: discord.Interaction[PaperBot], topic: str) -> None:
+        guild_id, user_id = self._ids(interaction)
+        tr = self._tr(interaction)
+        service = self.bot.app.subscriptions
+        await self._defer_if_cold(interaction)
+        try:
+            result = await service.subscribe(guild_id, user_id, topic, datetime.now(UTC))
+        except TopicInputError as exc:
+            raise UserError(localize(interaction, exc.template, **exc.values)) from None
+        except SubscriptionLimitError as exc:
+            raise UserError(localize(interaction, LIMIT, limit=exc.limit)) from None
+        examples = await self._examples(result) if result.match_count else []
+        await self._answer(interaction, render_subscribed(result, examples, tr))
+
+    async def _examples(self, result: Subscribed) -> list[Example]:
+        topics = self.bot.app.topics
+        found = await topics.matches(result.topic)
+        ids = found.ids[:EXAMPLES_SHOWN].tolist()
+        return [
+            Example(p.title, topics.explain(result.topic, p))
+            for p in await papers.get_papers(self.bot.app.db, ids)
+        ]
+
+    @subscribe.autocomplete("topic")
+    async def subscribe_autocomplete(
+        self, interaction: discord.Interaction[PaperBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return to_app_choices(self.bot.app.topics.suggest(current))
+
+    @app_commands.command(name="unsubscribe", description=UNSUBSCRIBE_DESCRIPTION)
+    @app_commands.guild_only()
+    @app_commands.describe(topic=UNSUBSCRIBE_TOPIC)
+    async def unsubscribe(self, interaction: discord.Interaction[PaperBot], topic: str) -> None:
+        guild_id, user_id = self._ids(interaction)
+        try:
+            result = await self.bot.app.subscriptions.unsubscribe(guild_id, user_id, topic)
+        except TopicInputError as exc:
+            raise UserError(localize(interaction, exc.template, **exc.values)) from None
+        await self._answer(interaction, render_unsubscribed(result, self._tr(interaction)))
+
+    @unsubscribe.autocomplete("topic")
+    async def unsubscribe_autocomplete(
+        self, interaction: discord.Interaction[PaperBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild_id is None:
+            return []
+        service = self.bot.app.subscriptions
+        return to_app_choices(
+            await service.suggest_followed(interaction.guild_id, interaction.user.id, current)
+        )
+
+    @app_commands.command(name="subscriptions", description=SUBSCRIPTIONS_DESCRIPTION)
+    @app_commands.guild_only()
+    async def subscriptions(self, interaction: discord.Interaction[PaperBot]) -> None:
+        guild_id, user_id = self._ids(interaction)
+        await self._defer_if_cold(interaction)
+        followed = await self.bot.app.subscriptions.followed(guild_id, user_id)
+        await self._answer(interaction, render_followed(followed, self._tr(interaction)))
+
+
+async def setup(bot: PaperBot) -> None:
+    await bot.add_cog(Subscriptions(bot))
