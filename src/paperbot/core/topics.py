@@ -462,6 +462,8 @@ def _rank_topics(query: str, vocabulary: Vocabulary) -> list[tuple[float, Topic,
         if score is None:
             continue
         via = None if term in (topic.name, topic.zh) else term
+        if via is None:
+            score += 1.0  # on a tie, a canonical name reads better than an alias
         current = best.get(topic.key)
         if current is None or score > current[0]:
             best[topic.key] = (score, topic, via)

@@ -1,0 +1,153 @@
+"""`/subscribe`, `/unsubscribe`, `/subscriptions` end to end: the real client
+against the fake Discord, every request validated against Discord's spec."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from paperbot.bot.client import PaperBot
+from paperbot.services.corpus import load_corpus
+from paperbot.storage import papers
+from tests.e2e.conftest import E2E, StartBot, stop_bot
+from tests.fake_discord import CommandUnavailable, FakeUser
+from tests.subscriptions_support import ensure_subscriptions_table
+
+
+@pytest.fixture
+async def e2e(e2e: E2E) -> E2E:
+    await ensure_subscriptions_table(e2e.bot.app.db)
+    await e2e.bot.app.topics.corpus()  # what the cog's start-up warm-up does
+    return e2e
+
+
+async def test_subscribe_replies_privately_with_both_names_and_count(e2e: E2E) -> None:
+    result = await e2e.slash("subscribe", topic="缩放定律")
+    assert result.ephemeral
+    text = result.text()
+    assert "Subscribed to **Scaling laws · 缩放定律**." in text
+    assert "papers match it now." in text
+    assert "Best matches now:" in text
+    assert result.callback is not None
+    assert result.callback["data"]["allowed_mentions"]["parse"] == []
+
+
+async def test_subscribe_after_a_corpus_load_defers_then_answers(e2e: E2E, tmp_path: Path) -> None:
+    page = tmp_path / "extra.txt"
+    page.write_text(
+        "📚 预训练¶\n\n🧠 ICML2026 · 1 篇论文解读\n\n"
+        "Scaling Laws for Sparse Experts: 研究稀疏专家模型的缩放定律。\n",
+        encoding="utf-8",
+    )
+    await load_corpus(e2e.bot.app.db, [page], default_area="预训练", now=datetime.now(UTC))
+    result = await e2e.slash("subscribe", topic="scaling laws")
+    assert result.callback_type == 5  # deferred: "thinking…"
+    assert result.ephemeral
+    assert "Subscribed to **Scaling laws · 缩放定律**." in result.text()
+    topics = e2e.bot.app.topics
+    found = await topics.matches(topics.resolve("scaling laws"))
+    assert f"{len(found)} papers match it now." in result.text()
+    titles = {p.title for p in await papers.get_papers(e2e.bot.app.db, found.ids.tolist())}
+    assert "Scaling Laws for Sparse Experts" in titles
+
+
+async def test_subscribe_in_chinese(e2e: E2E) -> None:
+    result = await e2e.slash("subscribe", topic="speculative decoding", locale="zh-CN")
+    assert "已订阅 **Speculative decoding · 推测解码**。" in result.text()
+    assert "篇论文与之匹配" in result.text()
+
+
+async def test_subscribe_twice_and_unsubscribe(e2e: E2E) -> None:
+    await e2e.slash("subscribe", topic="tokenization")
+    again = await e2e.slash("subscribe", topic="分词")
+    assert "You already follow **Tokenization · 分词** in this server." in again.text()
+    gone = await e2e.slash("unsubscribe", topic="tokenization")
+    assert gone.ephemeral and "Unsubscribed from **Tokenization · 分词**." in gone.text()
+    missing = await e2e.slash("unsubscribe", topic="tokenization")
+    assert "You don't follow **Tokenization · 分词** in this server" in missing.text()
+
+
+async def test_too_long_topic_is_refused_clearly(e2e: E2E) -> None:
+    result = await e2e.slash("subscribe", topic="x" * 150)
+    assert result.ephemeral
+    assert "A topic can be at most 100 characters; yours has 150." in result.text()
+
+
+async def test_limit_message(e2e: E2E) -> None:
+    for i in range(25):
+        await e2e.bot.app.subscriptions.subscribe(
+            e2e.guild.id, e2e.member.id, f"keyword{i}", datetime.now(UTC)
+        )
+    result = await e2e.slash("subscribe", topic="tokenization")
+    assert result.ephemeral
+    assert "already follow 25 topics in this server" in result.text()
+
+
+async def test_subscriptions_are_per_user_and_per_server(e2e: E2E) -> None:
+    other_guild = e2e.fake.add_guild("Other lab")
+    await e2e.fake.join_guild(other_guild)
+    someone = FakeUser(name="someone")
+    await e2e.slash("subscribe", topic="DPO")
+    await e2e.slash("subscribe", topic="Toeplitz")
+    await e2e.slash("subscribe", topic="quantization", user=someone)
+    await e2e.slash(
+        "subscribe", topic="grokking", guild=other_guild, channel=other_guild.channels[0]
+    )
+    mine = await e2e.slash("subscriptions")
+    assert mine.ephemeral
+    [embed] = mine.embeds
+    assert "Alignment and RLHF · 对齐与 RLHF" in embed["description"]
+    assert "“Toeplitz” (keyword)" in embed["description"]
+    assert "Quantization" not in embed["description"]
+    assert "Grokking" not in embed["description"]
+    assert embed["footer"]["text"].startswith("2 of 25")
+    theirs = await e2e.slash("subscriptions", user=someone)
+    assert "Quantization and low-bit training" in theirs.embeds[0]["description"]
+    elsewhere = await e2e.slash("subscriptions", guild=other_guild, channel=other_guild.channels[0])
+    assert "Grokking and emergence" in elsewhere.embeds[0]["description"]
+    assert "RLHF" not in elsewhere.embeds[0]["description"]
+
+
+async def test_subscribe_autocomplete_payload(e2e: E2E) -> None:
+    choices = await e2e.autocomplete("subscribe", focused="topic", topic="缩放")
+    assert choices[0] == {"name": "Scaling laws · 缩放定律", "value": "scaling-laws"}
+    browse = await e2e.autocomplete("subscribe", focused="topic", topic="")
+    assert len(browse) == 25
+    keyword = await e2e.autocomplete("subscribe", focused="topic", topic="Hyena")
+    assert keyword[0]["value"] == "Hyena" and "keyword" in keyword[0]["name"]
+    # Picking a suggestion subscribes to exactly that topic.
+    result = await e2e.slash("subscribe", topic=choices[0]["value"])
+    assert "Scaling laws · 缩放定律" in result.text()
+
+
+async def test_unsubscribe_autocomplete_lists_own_topics(e2e: E2E) -> None:
+    await e2e.slash("subscribe", topic="scaling laws")
+    await e2e.slash("subscribe", topic="Toeplitz")
+    await e2e.slash("subscribe", topic="tokenization", user=FakeUser(name="other"))
+    choices = await e2e.autocomplete("unsubscribe", focused="topic", topic="")
+    assert [c["value"] for c in choices] == ["scaling-laws", "toeplitz"]
+    result = await e2e.slash("unsubscribe", topic=choices[1]["value"])
+    assert "Unsubscribed from **“Toeplitz” (keyword)**." in result.text()
+
+
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [("subscribe", {"topic": "x"}), ("unsubscribe", {"topic": "x"}), ("subscriptions", {})],
+)
+async def test_commands_are_not_offered_in_dms(
+    e2e: E2E, command: str, options: dict[str, str]
+) -> None:
+    with pytest.raises(CommandUnavailable):
+        await e2e.dm(command, **options)
+
+
+async def test_subscriptions_survive_a_restart(e2e: E2E, start_bot: StartBot) -> None:
+    await e2e.slash("subscribe", topic="model merging")
+    settings = e2e.bot.app.settings
+    await stop_bot(e2e.bot)
+    bot: PaperBot = await start_bot(settings)
+    e2e.bot = bot
+    result = await e2e.slash("subscriptions")
+    assert "Model merging · 模型合并" in result.embeds[0]["description"]
