@@ -173,6 +173,8 @@ class DigestService:
         self._corpus: tuple[int, CorpusArrays] | None = None
         # One pick-claim at a time per channel, so two posts never race for papers.
         self._locks: dict[int, asyncio.Lock] = {}
+        # Posts being delivered by this process: `resolve` leaves them alone.
+        self._in_flight: set[int] = set()
 
     # --- configuration ------------------------------------------------------
 
@@ -363,6 +365,15 @@ class DigestService:
     async def _deliver(
         self, post: DigestPost, transport: DigestTransport, now: datetime
     ) -> PostResult:
+        self._in_flight.add(post.id)
+        try:
+            return await self._send_and_confirm(post, transport, now)
+        finally:
+            self._in_flight.discard(post.id)
+
+    async def _send_and_confirm(
+        self, post: DigestPost, transport: DigestTransport, now: datetime
+    ) -> PostResult:
         await store.mark_sent(self.db, post.id, now)
         try:
             message_id = await transport.send(post.channel_id, post.message, post.nonce)
@@ -410,6 +421,8 @@ class DigestService:
         self, post: DigestPost, transport: DigestTransport, now: datetime
     ) -> PostResult:
         """Finish a post whose delivery is unknown, without ever posting twice."""
+        if post.id in self._in_flight:
+            return PostResult("pending", post.guild_id, post.local_date, detail="in flight")
         current = await store.get_post(self.db, post.id)
         if current is None or current.state not in ("claimed", "sent"):
             return PostResult("already-posted", post.guild_id, post.local_date)
@@ -449,7 +462,11 @@ class DigestService:
             return PostResult("expired", post.guild_id, post.local_date)
         if still_today and post.kind == "scheduled" and post.attempts < MAX_ATTEMPTS:
             return await self._deliver(post, transport, now)
-        reason = "not delivered before its day ended"
+        reason = (
+            "not delivered before its day ended"
+            if post.kind == "scheduled"
+            else "extra post not delivered (not re-sent after a restart)"
+        )
         if post.attempts >= MAX_ATTEMPTS:
             reason = (
                 f"not delivered after {post.attempts} attempts: {post.error or 'unknown error'}"
