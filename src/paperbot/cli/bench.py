@@ -15,7 +15,11 @@ from typing import Any
 from paperbot.cli.common import EXIT_OK, print_json
 from paperbot.config import Settings
 
-BENCHMARKS = {"load": "paperbot.bench.load", "digest": "paperbot.bench.digest"}
+BENCHMARKS = {
+    "load": "paperbot.bench.load",
+    "digest": "paperbot.bench.digest",
+    "topics": "paperbot.bench.topics",
+}
 
 
 def register(subparsers: Any) -> None:

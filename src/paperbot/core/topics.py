@@ -149,6 +149,7 @@ class Vocabulary:
     topics: tuple[Topic, ...]
     _by_id: dict[str, Topic] = field(init=False, repr=False, compare=False)
     _by_key: dict[str, Topic] = field(init=False, repr=False, compare=False)
+    _surfaces: tuple[tuple[str, Topic, str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         by_id = {t.key: t for t in self.topics}
@@ -158,6 +159,8 @@ class Vocabulary:
                 by_key.setdefault(term_key(text), topic)
         object.__setattr__(self, "_by_id", by_id)
         object.__setattr__(self, "_by_key", by_key)
+        surfaces = tuple((normalize(t), topic, t) for topic in self.topics for t in topic.terms)
+        object.__setattr__(self, "_surfaces", surfaces)
 
     def __len__(self) -> int:
         return len(self.topics)
@@ -169,6 +172,11 @@ class Vocabulary:
     def lookup(self, text: str) -> Topic | None:
         """The topic that has `text` (any case, script or inflection) as a term."""
         return self._by_key.get(term_key(text))
+
+    @property
+    def surfaces(self) -> tuple[tuple[str, Topic, str], ...]:
+        """(normalised term, topic, term as written) for every name and alias."""
+        return self._surfaces
 
     @property
     def term_keys(self) -> Mapping[str, Topic]:
@@ -442,9 +450,7 @@ _FUZZY_CUTOFF = 75.0
 def _rank_topics(query: str, vocabulary: Vocabulary) -> list[tuple[float, Topic, str | None]]:
     """(score 0-100, topic, alias that matched if not a name), best first."""
     best: dict[str, tuple[float, Topic, str | None]] = {}
-    surfaces = [
-        (normalize(term), topic, term) for topic in vocabulary.topics for term in topic.terms
-    ]
+    surfaces = vocabulary.surfaces
     fuzzy: dict[int, float] = {}
     if len(query) >= 4:
         found = process.extract(

@@ -1,0 +1,112 @@
+"""Match every vocabulary topic against N synthetic papers.
+
+Baseline in the same process: the straightforward matcher, one compiled
+regex per topic (its names and aliases, lower-cased, with word boundaries)
+searched through every paper's lower-cased title and summary. It does less
+than we do (no traditional->simplified, no inflection, no typos), so it is
+a floor for a scan-everything approach, not an equivalent.
+`match_all_vs_baseline` is our time over the baseline's (lower is better).
+`build_s` is the one-off normalisation per corpus version; `autocomplete_ms`
+is the mean /subscribe suggestion time over sample inputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from paperbot.bench.memory import peak_rss_mb
+from paperbot.bench.synthetic import synthetic_papers
+from paperbot.cli.common import positive_int
+from paperbot.core.topics import (
+    Topic,
+    TopicCorpus,
+    Vocabulary,
+    build_corpus,
+    match_topic,
+    parse_vocabulary,
+    suggest,
+)
+
+DEFAULT_VOCABULARY = Path("config/topics.toml")
+SAMPLE_INPUTS = ("scal", "缩放", "speculativ", "kv cache", "GaLore", "對齊", "", "quantisation")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--papers", type=positive_int, default=100_000, help="corpus size")
+    parser.add_argument(
+        "--vocabulary", type=Path, default=DEFAULT_VOCABULARY, help="topics.toml to use"
+    )
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    vocabulary = parse_vocabulary(args.vocabulary.read_text(encoding="utf-8"))
+    papers = synthetic_papers(args.papers)
+    rss_before = peak_rss_mb()
+
+    start = time.perf_counter()
+    corpus = build_corpus((i, title, summary) for i, (title, summary) in enumerate(papers, 1))
+    build_s = time.perf_counter() - start
+    rss_corpus = peak_rss_mb() - rss_before
+
+    match_s, worst_s, matched = _match_all(vocabulary, corpus)
+    keyword_s = _timed_keywords(corpus)
+    baseline_s, baseline_matched = _baseline(vocabulary, papers)
+    autocomplete_ms = _autocomplete_ms(vocabulary)
+    return {
+        "papers": len(corpus),
+        "topics": len(vocabulary),
+        "build_s": build_s,
+        "match_all_s": match_s,
+        "match_topic_worst_ms": worst_s * 1000,
+        "match_keyword_mean_ms": keyword_s * 1000,
+        "baseline_match_all_s": baseline_s,
+        "match_all_vs_baseline": match_s / baseline_s,
+        "topic_hits": matched,
+        "baseline_topic_hits": baseline_matched,
+        "autocomplete_ms": autocomplete_ms,
+        "corpus_rss_mb": rss_corpus,
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+def _match_all(vocabulary: Vocabulary, corpus: TopicCorpus) -> tuple[float, float, int]:
+    protected = vocabulary.term_words()
+    worst = 0.0
+    hits = 0
+    start = time.perf_counter()
+    for topic in vocabulary.topics:
+        began = time.perf_counter()
+        hits += len(match_topic(topic, corpus, protected))
+        worst = max(worst, time.perf_counter() - began)
+    return time.perf_counter() - start, worst, hits
+
+
+def _timed_keywords(corpus: TopicCorpus) -> float:
+    keywords = ("learning", "GaLore", "扩散", "flash attention", "token")
+    start = time.perf_counter()
+    for keyword in keywords:
+        match_topic(Topic.keyword(keyword), corpus)
+    return (time.perf_counter() - start) / len(keywords)
+
+
+def _baseline(vocabulary: Vocabulary, papers: list[tuple[str, str]]) -> tuple[float, int]:
+    start = time.perf_counter()
+    texts = [f"{title}\n{summary}".lower() for title, summary in papers]
+    hits = 0
+    for topic in vocabulary.topics:
+        alternatives = "|".join(re.escape(term.lower()) for term in topic.terms)
+        pattern = re.compile(rf"(?<![a-z0-9])(?:{alternatives})(?![a-z0-9])")
+        hits += sum(1 for text in texts if pattern.search(text))
+    return time.perf_counter() - start, hits
+
+
+def _autocomplete_ms(vocabulary: Vocabulary, rounds: int = 20) -> float:
+    start = time.perf_counter()
+    for _ in range(rounds):
+        for text in SAMPLE_INPUTS:
+            suggest(text, vocabulary)
+    return (time.perf_counter() - start) * 1000 / (rounds * len(SAMPLE_INPUTS))
