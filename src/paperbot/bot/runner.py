@@ -73,13 +73,27 @@ class TokenRedactor(logging.Filter):
 
 
 def configure_logging(level: str, token: str, stream: Any = None) -> logging.Handler:
-    """discord.py's `setup_logging` on the root logger, with the token redacted."""
+    """discord.py's `setup_logging` on the root logger, with the token redacted.
+
+    Colours only on a terminal (discord.py would also colour inside any Docker
+    container, which garbles journald and log files).
+    """
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
-    handler = logging.StreamHandler(stream or sys.stderr)
+    stream = stream or sys.stderr
+    handler = logging.StreamHandler(stream)
     handler.addFilter(TokenRedactor(token))
-    discord.utils.setup_logging(handler=handler, level=getattr(logging, level), root=True)
+    formatter: Any = discord.utils.MISSING
+    if not (hasattr(stream, "isatty") and stream.isatty()):
+        formatter = logging.Formatter(
+            "[{asctime}] [{levelname:<8}] {name}: {message}", "%Y-%m-%d %H:%M:%S", style="{"
+        )
+    discord.utils.setup_logging(
+        handler=handler, formatter=formatter, level=getattr(logging, level), root=True
+    )
+    # aiosqlite logs every single query at DEBUG: too much even for debugging the bot.
+    logging.getLogger("aiosqlite").setLevel(max(logging.INFO, getattr(logging, level)))
     return handler
 
 
@@ -135,7 +149,7 @@ async def drain(grace: float) -> int:
     return len(still)
 
 
-class _Scheduler:
+class SchedulerHandle:
     """The digest scheduler (`paperbot.bot.scheduler`), when that module exists."""
 
     def __init__(self, bot: PaperBot) -> None:
@@ -143,13 +157,20 @@ class _Scheduler:
         self._module: Any = None
         self._handle: Any = None
 
-    async def start(self) -> None:
+    async def start(self) -> bool:
+        """Start it; a failure is logged and the bot keeps serving commands."""
         if importlib.util.find_spec("paperbot.bot.scheduler") is None:
             log.info("no digest scheduler module: daily digests are not scheduled")
-            return
-        self._module = importlib.import_module("paperbot.bot.scheduler")
-        handle = self._module.start(self._bot)
-        self._handle = await handle if asyncio.iscoroutine(handle) else handle
+            return False
+        try:
+            module = importlib.import_module("paperbot.bot.scheduler")
+            handle = module.start(self._bot)
+            self._handle = await handle if asyncio.iscoroutine(handle) else handle
+        except Exception:  # search and subscriptions must survive a digest bug
+            log.exception("the digest scheduler failed to start: no daily digests until restart")
+            return False
+        self._module = module
+        return True
 
     async def stop(self) -> None:
         if self._module is None:
@@ -175,7 +196,7 @@ async def run(
             loop.add_signal_handler(signum, _on_signal, stop, signum)
     app = await open_app(settings)
     bot = PaperBot(app)
-    scheduler = _Scheduler(bot)
+    scheduler = SchedulerHandle(bot)
     try:
         try:
             await bot.login(token)
@@ -214,7 +235,7 @@ def _on_signal(stop: asyncio.Event, signum: int) -> None:
     stop.set()
 
 
-async def _shutdown(bot: PaperBot, scheduler: _Scheduler, grace: float) -> None:
+async def _shutdown(bot: PaperBot, scheduler: SchedulerHandle, grace: float) -> None:
     try:
         await scheduler.stop()
     except Exception:  # the shutdown must go on whatever the scheduler does
