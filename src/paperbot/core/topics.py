@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -551,7 +552,8 @@ def build_corpus(papers: Iterable[tuple[int, str, str]]) -> TopicCorpus:
 
 def _build_field(docs: list[str]) -> _Field:
     word_ids: dict[str, int] = {}
-    word_keys: list[int] = []
+    # Compact buffers: a Python list of millions of ints would cost ~36 bytes each.
+    word_keys = array("i")
     word_counts: list[int] = []
     cjk_parts: list[str] = []
     cjk_counts: list[int] = []
@@ -565,11 +567,10 @@ def _build_field(docs: list[str]) -> _Field:
         cjk_counts.append(len(chars))
     positions = np.arange(len(docs), dtype=np.int32)
     words = list(word_ids)
-    word_postings = _postings(
-        np.asarray(word_keys, dtype=np.int64), np.repeat(positions, word_counts)
-    )
+    keys = np.frombuffer(word_keys, dtype=np.int32) if word_keys else np.zeros(0, np.int32)
+    word_postings = _postings(keys, np.repeat(positions, word_counts))
     codes = np.frombuffer("".join(cjk_parts).encode("utf-32-le"), dtype=np.uint32)
-    char_postings = _postings(codes.astype(np.int64), np.repeat(positions, cjk_counts))
+    char_postings = _postings(codes, np.repeat(positions, cjk_counts))
     return _Field(
         docs=tuple(docs),
         word_postings={words[k]: v for k, v in word_postings.items()},
@@ -578,7 +579,7 @@ def _build_field(docs: list[str]) -> _Field:
     )
 
 
-def _postings(keys: IntArray, docs: PosArray) -> dict[int, PosArray]:
+def _postings(keys: npt.NDArray[np.integer[Any]], docs: PosArray) -> dict[int, PosArray]:
     """key -> ascending document positions, from parallel arrays with `docs` ascending."""
     if len(keys) == 0:
         return {}
