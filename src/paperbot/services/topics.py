@@ -150,6 +150,12 @@ class TopicService:
                 self._matches.popitem(last=False)
         return found
 
+    async def warm(self) -> None:
+        """Prepare the corpus and match every vocabulary topic (start-up, off
+        the request path), so commands and the digest find them cached."""
+        for topic in self.vocabulary.topics:
+            await self.matches(topic)
+
     async def match_count(self, topic: Topic) -> int:
         return len(await self.matches(topic))
 

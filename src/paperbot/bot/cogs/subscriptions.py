@@ -192,7 +192,7 @@ class Subscriptions(commands.Cog):
 
     async def _warm(self) -> None:
         try:
-            await self.bot.app.topics.corpus()
+            await self.bot.app.topics.warm()
         except Exception:  # a failed warm-up only costs the first command its speed
             log.exception("could not prepare the topic corpus in the background")
 
