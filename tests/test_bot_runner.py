@@ -92,8 +92,8 @@ def test_point_discord_at_sets_rest_and_gateway() -> None:
     assert discord.http.Route.BASE == "https://discord.com/api/v10"
     runner.point_discord_at({runner.ENV_DISCORD_API: "http://127.0.0.1:8123/"})
     assert discord.http.Route.BASE == "http://127.0.0.1:8123/api/v10"
-    assert discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY == yarl.URL(
-        "ws://127.0.0.1:8123/gateway"
+    assert (
+        yarl.URL("ws://127.0.0.1:8123/gateway") == discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
     )
 
 

@@ -62,7 +62,7 @@ def test_add_module_collects_zh_cn_and_ignores_modules_without_one() -> None:
 def test_a_malformed_catalog_is_refused() -> None:
     module = types.ModuleType("bad")
     module.ZH_CN = ["not", "a", "dict"]  # type: ignore[attr-defined]
-    with pytest.raises(TypeError, match="bad.ZH_CN"):
+    with pytest.raises(TypeError, match=r"bad\.ZH_CN"):
         CatalogTranslator().add_module(module)
 
 
