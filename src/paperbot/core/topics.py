@@ -430,7 +430,9 @@ def suggest(
     Empty text lists the vocabulary alphabetically. Every name and value is
     1-100 characters; at most `limit` choices.
     """
-    query = normalize(text)
+    # Discord sends up to 6,000 characters; a topic is at most 100, and fuzzy
+    # ranking costs grow with the query's length.
+    query = normalize(text[: 4 * TOPIC_TEXT_MAX])[:TOPIC_TEXT_MAX]
     if not query:
         ranked = sorted(vocabulary.topics, key=lambda t: t.name.casefold())
         return [_topic_choice(t, None) for t in ranked[:limit]]
