@@ -29,7 +29,6 @@ import yarl
 from aiohttp import WSMsgType, web
 
 from tests.fake_discord.models import (
-    ADMIN_PERMISSIONS,
     FakeChannel,
     FakeGuild,
     FakeUser,
@@ -580,9 +579,7 @@ class FakeDiscord:
             option = next((o for o in schema_options if o["name"] == key), None)
             if option is None:
                 raise ValueError(f"/{command} has no option {key!r}")
-            values.append(
-                self._option_value(option, value, resolved, focused == key, guild, channel)
-            )
+            values.append(self._option_value(option, value, resolved, focused == key, user))
         if focused is None:
             missing = [
                 o["name"] for o in schema_options if o.get("required") and o["name"] not in options
@@ -621,8 +618,7 @@ class FakeDiscord:
         value: Any,
         resolved: dict[str, dict[str, Any]],
         is_focused: bool,
-        guild: FakeGuild | None,
-        channel: FakeChannel | None,
+        user: FakeUser,
     ) -> dict[str, Any]:
         kind = option["type"]
         entry: dict[str, Any] = {"name": option["name"], "type": kind}
@@ -651,8 +647,9 @@ class FakeDiscord:
             allowed_types = option.get("channel_types")
             if allowed_types and target.type not in allowed_types:
                 raise ValueError(f"{option['name']}: Discord only offers {allowed_types}")
+            # The resolved channel carries the invoking member's permissions in it.
             resolved.setdefault("channels", {})[str(target.id)] = target.resolved_payload(
-                ADMIN_PERMISSIONS
+                user.permissions
             )
             value = str(target.id)
         elif kind == 6:
