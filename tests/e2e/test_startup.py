@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+
 import discord
+import pytest
 
 from paperbot.bot.client import PaperBot
 from paperbot.config import Settings
@@ -85,3 +88,21 @@ async def test_a_second_guild_joining_later_is_usable(e2e: E2E) -> None:
     result = await e2e.slash("about", guild=guild)
     assert result.callback_type == 4
     assert e2e.bot.get_guild(guild.id) is not None
+
+
+async def test_a_refused_sync_is_logged_and_retried_at_the_next_start(
+    fake_discord: FakeDiscord,
+    start_bot: StartBot,
+    e2e_settings: Settings,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    guild = next(iter(fake_discord.guilds))
+    settings = with_bot(e2e_settings, sync_guild=guild)
+    fake_discord.fail("PUT", rf"/guilds/{guild}/commands$", 403)
+    with caplog.at_level(logging.ERROR, logger="paperbot.bot.client"):
+        first = await start_bot(settings)
+    assert first.synced is False and first.is_ready()
+    assert "applications.commands scope" in caplog.text
+    await stop_bot(first)
+    second = await start_bot(settings)
+    assert second.synced is True, "no hash may be stored for a failed sync"

@@ -77,7 +77,21 @@ class PaperBot(commands.Bot):
             log.info("application commands unchanged since the last sync (%s): not syncing", target)
             self.synced = False
             return False
-        synced = await self.tree.sync(guild=guild)
+        try:
+            synced = await self.tree.sync(guild=guild)
+        except discord.Forbidden:
+            log.error(
+                "Discord refused the command sync (%s): invite the bot with the "
+                "applications.commands scope (README: Running the bot for real)",
+                target,
+            )
+            self.synced = False
+            return False
+        except discord.HTTPException as exc:
+            # Commands Discord already has keep working; the next start retries.
+            log.error("syncing application commands (%s) failed: %s", target, exc)
+            self.synced = False
+            return False
         await set_meta(self.app.db, key, digest)
         log.info("synced %d application commands (%s)", len(synced), target)
         self.synced = True

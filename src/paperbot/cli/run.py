@@ -55,6 +55,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     except discord.PrivilegedIntentsRequired:
         return fail("Discord refused the gateway intents the bot asked for", EXIT_PROBLEMS)
     except discord.DiscordException as exc:
-        return fail(f"lost the connection to Discord: {exc}", EXIT_PROBLEMS)
+        return fail(f"could not stay connected to Discord: {exc}", EXIT_PROBLEMS)
     except KeyboardInterrupt:
         return EXIT_OK
