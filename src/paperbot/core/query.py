@@ -1,0 +1,165 @@
+"""Reading a search query: length limits, bad queries, venue/year filters,
+cross-language expansion.
+
+Pure: the caller passes the venues that are loaded and the alias table, so
+`NeurIPS 2023 QLoRA` becomes the term `qlora` with venue and year filters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from paperbot.core.text import is_cjk_run, normalize, strip_invisible, tokens
+
+MIN_YEAR = 1950
+MAX_YEAR = 2100
+_GLUED_VENUE_YEAR = re.compile(r"^([a-z][a-z-]*?)((?:19|20)\d{2})$")
+_YEAR = re.compile(r"^(?:19|20)\d{2}$")
+
+
+class QueryProblem(Enum):
+    """Why a query cannot be searched; each gets its own clear answer."""
+
+    EMPTY = "empty"
+    TOO_LONG = "too_long"
+    NO_TERMS = "no_terms"
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One part of a query: a Latin word, a CJK run, or a matched alias.
+
+    `alternatives` are other names of the same topic (other language,
+    acronym); a paper matching one of them matches the term, a bit weaker.
+    """
+
+    text: str
+    alternatives: tuple[str, ...] = ()
+
+    @property
+    def is_cjk(self) -> bool:
+        return is_cjk_run(self.text)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedQuery:
+    raw: str
+    terms: tuple[Term, ...] = ()
+    venue: str | None = None
+    year: int | None = None
+    problem: QueryProblem | None = None
+
+    @property
+    def text(self) -> str:
+        """The searchable terms as one normalised string."""
+        return " ".join(t.text for t in self.terms)
+
+    @property
+    def is_filter_only(self) -> bool:
+        """No words left, but a venue/year: list what the filter selects."""
+        return not self.terms and (self.venue is not None or self.year is not None)
+
+
+def parse_query(
+    raw: str,
+    *,
+    venues: Collection[str] = (),
+    venue: str | None = None,
+    year: int | None = None,
+    max_length: int = 300,
+    expansions: Mapping[str, Sequence[str]] | None = None,
+) -> ParsedQuery:
+    """Normalise a query, pull venue/year filters out of it, classify bad input.
+
+    Explicit `venue`/`year` options win over ones written in the query; a
+    venue is recognised only when it is one of the loaded `venues`.
+    """
+    visible = strip_invisible(raw).strip()
+    venue = _canonical_venue(venue, venues) if venue else None
+    if len(visible) > max_length:
+        return ParsedQuery(raw, venue=venue, year=year, problem=QueryProblem.TOO_LONG)
+    normalized = normalize(visible)
+    if not normalized:
+        if venue or year:
+            return ParsedQuery(raw, venue=venue, year=year)
+        return ParsedQuery(raw, venue=venue, year=year, problem=QueryProblem.EMPTY)
+    words: list[str] = []
+    by_fold = {v.casefold(): v for v in venues}
+    for token in tokens(normalized):
+        glued = _GLUED_VENUE_YEAR.match(token)
+        if token in by_fold:
+            venue = venue or by_fold[token]
+        elif _YEAR.match(token) and MIN_YEAR <= int(token) <= MAX_YEAR:
+            year = year or int(token)
+        elif glued and glued.group(1) in by_fold:
+            venue = venue or by_fold[glued.group(1)]
+            year = year or int(glued.group(2))
+        else:
+            words.append(token)
+    if not words and not (venue or year):
+        return ParsedQuery(raw, problem=QueryProblem.NO_TERMS)
+    terms = expand_terms(words, expansions or {})
+    return ParsedQuery(raw, terms=terms, venue=venue, year=year)
+
+
+def _canonical_venue(venue: str, venues: Collection[str]) -> str:
+    folded = venue.strip().casefold()
+    for known in venues:
+        if known.casefold() == folded:
+            return known
+    return venue.strip()
+
+
+def expand_terms(words: Sequence[str], expansions: Mapping[str, Sequence[str]]) -> tuple[Term, ...]:
+    """Group query tokens into terms, attaching aliases where a span matches one.
+
+    An alias of several words (`mixture of experts`) must match consecutive
+    query words; a Chinese alias may sit inside a longer CJK run
+    (`混合专家模型` -> `混合专家` + `模型`). Longest aliases win.
+    """
+    if not expansions:
+        return tuple(Term(w) for w in words)
+    alias_tokens = sorted(
+        ((tuple(tokens(key)), key) for key in expansions if tokens(key)),
+        key=lambda item: (-len(item[1]), item[1]),
+    )
+    pieces = _split_cjk_runs(list(words), [key for toks, key in alias_tokens if len(toks) == 1])
+    terms: list[Term] = []
+    i = 0
+    while i < len(pieces):
+        for toks, key in alias_tokens:
+            if tuple(pieces[i : i + len(toks)]) == toks:
+                others = tuple(a for a in expansions[key] if a and a != key)
+                terms.append(Term(key, others))
+                i += len(toks)
+                break
+        else:
+            terms.append(Term(pieces[i]))
+            i += 1
+    return tuple(terms)
+
+
+def _split_cjk_runs(words: list[str], cjk_aliases: list[str]) -> list[str]:
+    """Cut CJK runs around the longest alias they contain."""
+    out: list[str] = []
+    for word in words:
+        out.extend(_split_one(word, [a for a in cjk_aliases if is_cjk_run(a)]))
+    return out
+
+
+def _split_one(word: str, aliases: list[str]) -> list[str]:
+    if not is_cjk_run(word):
+        return [word]
+    for alias in aliases:  # longest first
+        at = word.find(alias)
+        if at >= 0 and alias != word:
+            before, after = word[:at], word[at + len(alias) :]
+            return [
+                *(_split_one(before, aliases) if before else []),
+                alias,
+                *(_split_one(after, aliases) if after else []),
+            ]
+    return [word]
