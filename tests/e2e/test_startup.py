@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import discord
 import pytest
@@ -106,3 +107,29 @@ async def test_a_refused_sync_is_logged_and_retried_at_the_next_start(
     await stop_bot(first)
     second = await start_bot(settings)
     assert second.synced is True, "no hash may be stored for a failed sync"
+
+
+def _described(items: list[dict[str, Any]], path: str = "") -> list[tuple[str, dict[str, Any]]]:
+    found = []
+    for item in items:
+        where = f"{path} {item['name']}".strip()
+        found.append((where, item))
+        found += _described(item.get("options") or [], where)
+    return found
+
+
+async def test_every_description_has_chinese_localizations(
+    fake_discord: FakeDiscord, bot: PaperBot
+) -> None:
+    """The ZH_CN contract: every command and option description is translated."""
+    missing = []
+    for where, item in _described(fake_discord.global_commands):
+        localized = item.get("description_localizations") or {}
+        if not {"zh-CN", "zh-TW"} <= set(localized):
+            missing.append(f"{where}: {item.get('description')!r}")
+        if item.get("name_localizations"):
+            missing.append(f"{where}: names stay English, got {item['name_localizations']}")
+        for choice in item.get("choices") or []:
+            if "zh-CN" not in (choice.get("name_localizations") or {}):
+                missing.append(f"{where} choice {choice['name']!r}")
+    assert not missing, "add these to the cog's ZH_CN:\n" + "\n".join(missing)
