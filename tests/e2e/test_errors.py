@@ -11,7 +11,7 @@ from discord import app_commands
 
 from paperbot.bot.errors import UserError
 from tests.e2e.conftest import E2E, StartBot
-from tests.fake_discord import FakeDiscord
+from tests.fake_discord import CommandUnavailable, FakeDiscord
 
 ERROR_ID = re.compile(r"(?:error id|错误编号) `([0-9a-f]{8})`")
 
@@ -189,3 +189,15 @@ async def test_an_invalid_payload_is_caught_by_the_fake(e2e: E2E) -> None:
     assert [r.status for r in result.requests][:2] == [400, 200]
     assert ERROR_ID.search(result.content)
     e2e.fake.violations.clear()  # expected here; any other test would fail at teardown
+
+
+async def test_default_member_permissions_hide_a_command_from_members(e2e: E2E) -> None:
+    @e2e.bot.tree.command(name="hidden", description="Only for server managers")
+    @app_commands.default_permissions(manage_guild=True)
+    async def hidden(interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("hi", ephemeral=True)
+
+    await e2e.bot.sync_commands()
+    with pytest.raises(CommandUnavailable):
+        await e2e.slash("hidden")
+    assert (await e2e.slash("hidden", user=e2e.admin)).content == "hi"
