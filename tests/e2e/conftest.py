@@ -19,16 +19,19 @@ Fixtures
     async def test_search(e2e):
         result = await e2e.slash("search", query="diffusion")          # plain member, guild
         assert result.ephemeral and "Diffusion" in result.text()
-        admin = await e2e.slash("digest setup", user=e2e.admin, channel=e2e.channel, time="08:00")
+        setup = await e2e.slash("digest setup", user=e2e.admin, options={"channel": e2e.channel},
+                                time="08:00")
         choices = await e2e.autocomplete("subscribe", focused="topic", topic="diff")
         page2 = await e2e.click(result.message, result.custom_ids[-1])
 
 ``slash`` returns an `InteractionResult` once the bot acknowledged the interaction (and, when it
 deferred, once the first follow-up or edit arrived): `.callback_type`, `.ephemeral`,
 `.message` (the original response as it stands, after edits), `.content`, `.embeds`,
-`.custom_ids`, `.followups`, `.text()`, `.requests`, `.ack_seconds`. A command Discord would not
-offer (not synced, hidden by `default_member_permissions`, not in DMs) raises
-`CommandUnavailable`; options Discord's client would refuse raise `ValueError`.
+`.custom_ids`, `.followups`, `.text()`, `.requests`, `.ack_seconds`. Keyword arguments are
+option values, except `user`, `guild`, `channel` (where the command is typed), `locale` and
+`wait`: pass options with those names in `options={...}` (e.g. `/digest setup channel:`).
+A command Discord would not offer (not synced, hidden by `default_member_permissions`, not
+in DMs) raises `CommandUnavailable`; options Discord's client would refuse raise `ValueError`.
 `e2e.member` is a plain member, `e2e.admin` has Administrator, `e2e.dm(...)` sends from a DM.
 Pass `locale="zh-CN"` for a Chinese-language user. `e2e.fake.fail("POST", r"/callback$", 429)`
 programs a fault; `e2e.fake.requests` records every request.
@@ -193,23 +196,43 @@ class E2E:
         user: FakeUser | None = None,
         guild: FakeGuild | None = None,
         channel: FakeChannel | None = None,
-        **options: Any,
+        options: dict[str, Any] | None = None,
+        **more_options: Any,
     ) -> InteractionResult:
+        """`channel` is where the command is typed; clashing option names go in `options`."""
         guild = guild or self.guild
         return await self.fake.slash(
             command,
             user=user or self.member,
             guild=guild,
             channel=channel or (self.channel if guild is self.guild else None),
-            **options,
+            options=options,
+            **more_options,
         )
 
-    async def dm(self, command: str, /, *, user: FakeUser | None = None, **options: Any) -> Any:
+    async def dm(
+        self,
+        command: str,
+        /,
+        *,
+        user: FakeUser | None = None,
+        options: dict[str, Any] | None = None,
+        **more_options: Any,
+    ) -> InteractionResult:
         """The command sent from a direct message with the bot."""
-        return await self.fake.slash(command, user=user or self.member, guild=None, **options)
+        return await self.fake.slash(
+            command, user=user or self.member, guild=None, options=options, **more_options
+        )
 
     async def autocomplete(
-        self, command: str, /, *, focused: str, user: FakeUser | None = None, **options: Any
+        self,
+        command: str,
+        /,
+        *,
+        focused: str,
+        user: FakeUser | None = None,
+        options: dict[str, Any] | None = None,
+        **more_options: Any,
     ) -> list[dict[str, Any]]:
         return await self.fake.autocomplete(
             command,
@@ -217,7 +240,8 @@ class E2E:
             user=user or self.member,
             guild=self.guild,
             channel=self.channel,
-            **options,
+            options=options,
+            **more_options,
         )
 
     async def click(

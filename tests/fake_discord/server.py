@@ -389,15 +389,21 @@ class FakeDiscord:
         channel: FakeChannel | None = None,
         locale: str = "en-US",
         wait: bool = True,
-        **options: Any,
+        options: dict[str, Any] | None = None,
+        **more_options: Any,
     ) -> InteractionResult:
         """Invoke `/command` (or `"group sub"`) with options by name, as `user`.
+
+        `channel` is where the command is typed; pass options whose names clash
+        with these keywords (`channel`, `user`, `guild`, `locale`, `wait`) in
+        `options={...}`.
 
         Raises `CommandUnavailable` when Discord would not offer the command
         (not synced here, hidden by `default_member_permissions`, not in DMs),
         and `ValueError` for options Discord's client would refuse to send.
         """
-        data = self._command_data(command, guild, user, channel, options, focused=None)
+        values = {**(options or {}), **more_options}
+        data = self._command_data(command, guild, user, channel, values, focused=None)
         return await self._interact(2, data, user, guild, channel, locale, wait=wait)
 
     async def autocomplete(
@@ -410,10 +416,12 @@ class FakeDiscord:
         guild: FakeGuild | None = None,
         channel: FakeChannel | None = None,
         locale: str = "en-US",
-        **options: Any,
+        options: dict[str, Any] | None = None,
+        **more_options: Any,
     ) -> list[dict[str, Any]]:
         """What the bot suggests while `user` types into option `focused`."""
-        data = self._command_data(command, guild, user, channel, options, focused=focused)
+        values = {**(options or {}), **more_options}
+        data = self._command_data(command, guild, user, channel, values, focused=focused)
         result = await self._interact(4, data, user, guild, channel, locale, wait=True)
         if result.callback_type != AUTOCOMPLETE:
             raise AssertionError(f"autocomplete answered with callback {result.callback_type}")
