@@ -21,7 +21,6 @@ from paperbot.services.topics import TopicsConfigError, TopicService, load_vocab
 from paperbot.storage import subscriptions as store
 from paperbot.storage.db import Database
 from tests.conftest import FIXED_NOW
-from tests.subscriptions_support import ensure_subscriptions_table
 
 SHIPPED = Path(__file__).parents[1] / "config" / "topics.toml"
 GUILD_A, GUILD_B = 111, 222
@@ -30,7 +29,6 @@ ALICE, BOB = 1001, 1002
 
 @pytest.fixture
 async def topics(loaded_db: Database) -> TopicService:
-    await ensure_subscriptions_table(loaded_db)
     return TopicService(loaded_db, load_vocabulary(SHIPPED))
 
 
@@ -43,7 +41,6 @@ async def service(topics: TopicService) -> AsyncIterator[SubscriptionService]:
 
 
 async def test_store_add_is_unique_per_guild_user_topic(db: Database) -> None:
-    await ensure_subscriptions_table(db)
     add = store.add
     assert await add(db, GUILD_A, ALICE, "topic", "rl", "RL", FIXED_NOW, 25) == "added"
     assert await add(db, GUILD_A, ALICE, "topic", "rl", "RL", FIXED_NOW, 25) == "exists"
@@ -57,7 +54,6 @@ async def test_store_add_is_unique_per_guild_user_topic(db: Database) -> None:
 
 
 async def test_store_limit_is_checked_in_the_same_transaction(db: Database) -> None:
-    await ensure_subscriptions_table(db)
     results = await asyncio.gather(
         *(
             store.add(db, GUILD_A, ALICE, "keyword", f"k{i}", f"k{i}", FIXED_NOW, 3)
@@ -69,7 +65,6 @@ async def test_store_limit_is_checked_in_the_same_transaction(db: Database) -> N
 
 
 async def test_store_guild_topics_groups_subscribers(db: Database) -> None:
-    await ensure_subscriptions_table(db)
     for guild, user, topic in [
         (GUILD_A, BOB, "rl"),
         (GUILD_A, ALICE, "rl"),
@@ -93,7 +88,6 @@ async def test_store_guild_topics_groups_subscribers(db: Database) -> None:
 
 
 async def test_user_text_is_a_bound_parameter(db: Database) -> None:
-    await ensure_subscriptions_table(db)
     evil = "x'); DROP TABLE subscriptions; --"
     assert await store.add(db, GUILD_A, ALICE, "keyword", evil, evil, FIXED_NOW, 25) == "added"
     assert [s.topic for s in await store.user_subscriptions(db, GUILD_A, ALICE)] == [evil]
@@ -102,7 +96,6 @@ async def test_user_text_is_a_bound_parameter(db: Database) -> None:
 async def test_subscriptions_survive_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "restart.sqlite3"
     db = await Database.open(path)
-    await ensure_subscriptions_table(db)
     await store.add(db, GUILD_A, ALICE, "topic", "rl", "RL", FIXED_NOW, 25)
     await db.close()
     db = await Database.open(path)

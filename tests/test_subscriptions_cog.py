@@ -27,7 +27,6 @@ from paperbot.services.corpus import load_corpus
 from paperbot.services.subscriptions import MAX_PER_USER
 from tests.conftest import FIXED_NOW
 from tests.discord_mocks import MockBot, MockGuild, MockInteraction, MockMember
-from tests.subscriptions_support import ensure_subscriptions_table
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -40,7 +39,6 @@ async def app(tmp_path: Path) -> AsyncIterator[App]:
         topics=TopicsSettings(path=REPO / "config" / "topics.toml"),
     )
     app = await App.open(settings)
-    await ensure_subscriptions_table(app.db)
     await load_corpus(app.db, [BUNDLED_CORPUS], default_area="预训练", now=FIXED_NOW)
     yield app
     await app.close()

@@ -12,7 +12,6 @@ import pytest
 from paperbot.cli import main
 from paperbot.config import load_settings
 from paperbot.services.app import App
-from tests.subscriptions_support import ensure_subscriptions_table
 
 REPO = Path(__file__).parents[1]
 
@@ -74,7 +73,6 @@ def _seed_subscriptions() -> None:
     async def seed() -> None:
         app = await App.open(load_settings())
         try:
-            await ensure_subscriptions_table(app.db)
             now = datetime(2026, 11, 30, tzinfo=UTC)
             subscribe = app.subscriptions.subscribe
             await subscribe(111, 1, "scaling laws", now)

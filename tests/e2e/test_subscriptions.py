@@ -13,12 +13,10 @@ from paperbot.services.corpus import load_corpus
 from paperbot.storage import papers
 from tests.e2e.conftest import E2E, StartBot, stop_bot
 from tests.fake_discord import CommandUnavailable, FakeUser
-from tests.subscriptions_support import ensure_subscriptions_table
 
 
 @pytest.fixture
 async def e2e(e2e: E2E) -> E2E:
-    await ensure_subscriptions_table(e2e.bot.app.db)
     await e2e.bot.app.topics.corpus()  # what the cog's start-up warm-up does
     return e2e
 
