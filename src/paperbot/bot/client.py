@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 EXTENSIONS: tuple[str, ...] = (
     "paperbot.bot.cogs.about",
     "paperbot.bot.cogs.subscriptions",
+    "paperbot.bot.cogs.digest",
 )
 
 # The bot has no voice features: don't warn at start-up that voice libraries are missing.

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from paperbot.config import Settings
+from paperbot.services.digest import DigestService, subscriber_audience
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.services.topics import TopicService, load_vocabulary
 from paperbot.storage.db import Database
@@ -19,6 +20,7 @@ class App:
     db: Database
     topics: TopicService
     subscriptions: SubscriptionService
+    digest: DigestService
 
     @classmethod
     async def open(cls, settings: Settings) -> App:
@@ -27,11 +29,13 @@ class App:
         vocabulary = load_vocabulary(settings.topics.path)
         db = await Database.open(settings.database.path)
         topics = TopicService(db, vocabulary)
+        subscriptions = SubscriptionService(db, topics)
         return cls(
             settings=settings,
             db=db,
             topics=topics,
-            subscriptions=SubscriptionService(db, topics),
+            subscriptions=subscriptions,
+            digest=DigestService(db, settings, subscriber_audience(subscriptions)),
         )
 
     async def close(self) -> None:
