@@ -1,5 +1,5 @@
-"""Shared by the digest tests: the schema while its migration is pending, and
-a fake transport that behaves like Discord about nonces and history."""
+"""Shared by the digest tests: a schema check, and a fake transport that
+behaves like Discord about nonces and history."""
 
 from __future__ import annotations
 
@@ -7,29 +7,20 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from importlib import resources
 
 from paperbot.core.render import MessageData
 from paperbot.services.digest import ChannelMessage, DeliveryError
-from paperbot.storage.db import Database, _statements
+from paperbot.storage.db import Database
 
 
 async def ensure_digest_schema(db: Database) -> None:
-    """Create the digest tables if migration 0004 is not active yet.
-
-    The migration waits as `0004_digest.sql.pending` until 0002 and 0003
-    land (the runner refuses gaps); once it is live this does nothing.
-    """
+    """The digest tables come from migration 0004: fail loudly if they did not."""
     async with db.conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'digest_posts'"
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+        " AND name IN ('digest_settings', 'digest_posts', 'digest_posted')"
     ) as cur:
-        if await cur.fetchone():
-            return
-    folder = resources.files("paperbot.storage.migrations")
-    sql = folder.joinpath("0004_digest.sql.pending").read_text(encoding="utf-8")
-    async with db.transaction() as conn:
-        for statement in _statements(sql):
-            await conn.execute(statement)
+        row = await cur.fetchone()
+    assert row is not None and row[0] == 3, "migration 0004 (digest) did not run"
 
 
 class Crash(BaseException):

@@ -8,38 +8,20 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecutionEvent
 
-from paperbot.bot import client
 from paperbot.bot import scheduler as scheduler_module
 from paperbot.core import schedule
 from paperbot.services.digest import daily_time
 from tests.e2e.conftest import E2E
 from tests.fake_discord import FakeChannel, FakeUser, InteractionResult
 
-# Until migration 0004 can go live (it waits for 0002/0003: the runner
-# refuses gaps), App has no digest service and the cog is not loaded.
-pytestmark = pytest.mark.skipif(
-    "paperbot.bot.cogs.digest" not in client.EXTENSIONS,
-    reason="the digest cog is not wired in yet (waiting for migrations 0002/0003)",
-)
-
 
 async def setup_digest(
     e2e: E2E, user: FakeUser, target: FakeChannel, **options: Any
 ) -> InteractionResult:
-    """`/digest setup channel:<target> ...`.
-
-    `E2E.slash` and `FakeDiscord.slash` take `channel=` as the channel the
-    command is typed in, so an *option* named channel goes through the fake's
-    own building blocks.
-    """
-    fake = e2e.fake
-    data = fake._command_data(
-        "digest setup", e2e.guild, user, e2e.channel, {"channel": target, **options}, focused=None
-    )
-    return await fake._interact(2, data, user, e2e.guild, e2e.channel, "en-US", wait=True)
+    """`/digest setup channel:<target> ...` typed in the guild's first channel."""
+    return await e2e.slash("digest setup", user=user, options={"channel": target}, **options)
 
 
 async def test_scheduled_digest_fires_end_to_end(e2e: E2E) -> None:
