@@ -1,0 +1,116 @@
+"""`paperbot digest preview` and `paperbot bench digest`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from paperbot.cli import main
+from paperbot.config import load_settings
+from paperbot.services.app import App
+
+REPO = Path(__file__).parents[1]
+GUILD = 4242
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PAPERBOT_CONFIG", str(REPO / "config" / "paperbot.toml"))
+    monkeypatch.setenv("PAPERBOT_DB", str(tmp_path / "cli.sqlite3"))
+    for name in ("PAPERBOT_CORPUS", "PAPERBOT_SYNC_GUILD", "PAPERBOT_LOG_LEVEL", "DISCORD_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+def preview_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
+    code = main(["digest", "preview", "--json", *argv])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert isinstance(data, dict)
+    return data
+
+
+def test_preview_for_topics(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["load"])
+    capsys.readouterr()
+    data = preview_json(capsys, "--topics", "RLHF, 扩散模型", "--count", "4")
+    picks = data["picks"]
+    assert isinstance(picks, list) and len(picks) == 4
+    for pick in picks:
+        assert pick["reason"].startswith("matches: ")
+        assert pick["subscribers"] == 1
+        assert any("RLHF" in t or "扩散" in t for t in pick["topics"])
+    assert data["nothing_left"] is False and "每日论文" in str(data["header"])
+
+
+def test_preview_for_a_guild_uses_its_subscribers(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["load"])
+    capsys.readouterr()
+
+    async def subscribe() -> None:
+        app = await App.open(load_settings())
+        try:
+            now = datetime.now(UTC)
+            for user in (1, 2, 3):
+                await app.subscriptions.subscribe(GUILD, user, "reasoning", now)
+        finally:
+            await app.close()
+
+    asyncio.run(subscribe())
+    data = preview_json(capsys, "--guild", str(GUILD), "--count", "3")
+    picks = data["picks"]
+    assert isinstance(picks, list) and len(picks) == 3
+    # One followed topic gives at most two picks; the newest papers fill the rest.
+    assert [p["subscribers"] for p in picks] == [3, 3, 0]
+    assert picks[2]["reason"] == "newest unposted paper"
+    # Another server has no subscribers: newest papers fill its digest.
+    other = preview_json(capsys, "--guild", "1", "--count", "2")
+    assert all(p["reason"] == "newest unposted paper" for p in other["picks"])  # type: ignore[union-attr]
+
+
+def test_text_output(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["load"])
+    capsys.readouterr()
+    assert main(["digest", "preview", "--count", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("📚 Daily paper digest")
+    assert "1. " in out and "2. " in out and "2 picks;" in out
+
+
+@pytest.mark.parametrize("count", ["0", "11", "x"])
+def test_bad_count_is_a_usage_error(count: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["digest", "preview", "--count", count])
+    assert info.value.code == 2
+    assert "count" in capsys.readouterr().err
+
+
+def test_bench_digest_small(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "bench",
+            "digest",
+            "--papers",
+            "3000",
+            "--subscribers",
+            "60",
+            "--topics",
+            "20",
+            "--posted",
+            "300",
+            "--repeat",
+            "1",
+            "--json",
+        ]
+    )
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["same_picks_as_baseline"] is True
+    assert result["papers"] == 3000 and result["count"] == 10
+    assert result["pick_vs_baseline"] > 0
