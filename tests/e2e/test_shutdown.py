@@ -1,0 +1,130 @@
+"""`python -m paperbot run` as a real process: no token, a rejected token, SIGTERM/SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from paperbot.bot.runner import ENV_DISCORD_API
+from tests.e2e.conftest import REPO, TOKEN
+from tests.fake_discord import FakeDiscord, FakeUser
+
+STOP_WITHIN = 10.0
+
+
+@pytest.fixture
+def run_env(tmp_path: Path, corpus_template: Path) -> dict[str, str]:
+    database = tmp_path / "paperbot.sqlite3"
+    shutil.copyfile(corpus_template, database)
+    config = tmp_path / "paperbot.toml"
+    config.write_text(
+        f'[database]\npath = "{database}"\n[topics]\npath = "{REPO / "config" / "topics.toml"}"\n'
+        '[bot]\nlog_level = "DEBUG"\nshutdown_grace_seconds = 2.0\n',
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PAPERBOT_", "DISCORD_"))}
+    env["PAPERBOT_CONFIG"] = str(config)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+async def spawn(env: dict[str, str], cwd: Path) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "paperbot",
+        "run",
+        cwd=cwd,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
+async def finish(process: asyncio.subprocess.Process, within: float) -> tuple[int, str]:
+    _out, err = await asyncio.wait_for(process.communicate(), within)
+    assert process.returncode is not None
+    return process.returncode, err.decode()
+
+
+async def test_no_token_is_one_clear_line_and_exit_2(
+    run_env: dict[str, str], tmp_path: Path
+) -> None:
+    process = await spawn(run_env, tmp_path)
+    code, err = await finish(process, 30)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "set DISCORD_TOKEN" in lines[0] and "Developer Portal" in lines[0]
+    assert "Traceback" not in err
+
+
+async def test_a_rejected_token_exits_1_with_a_clear_line(
+    run_env: dict[str, str], tmp_path: Path, fake_discord: FakeDiscord
+) -> None:
+    env = run_env | {"DISCORD_TOKEN": "not-the-token", ENV_DISCORD_API: fake_discord.url}
+    process = await spawn(env, tmp_path)
+    code, err = await finish(process, 30)
+    assert code == 1, err
+    assert "paperbot: Discord rejected the token in DISCORD_TOKEN" in err
+    assert "Traceback" not in err
+    assert "not-the-token" not in err, "the token must never be logged"
+
+
+@pytest.fixture
+async def running(
+    run_env: dict[str, str], tmp_path: Path, fake_discord: FakeDiscord
+) -> AsyncIterator[tuple[asyncio.subprocess.Process, list[str]]]:
+    env = run_env | {"DISCORD_TOKEN": TOKEN, ENV_DISCORD_API: fake_discord.url}
+    process = await spawn(env, tmp_path)
+    lines: list[str] = []
+    assert process.stderr is not None
+    deadline = time.monotonic() + 60
+    while not any(" ready: logged in as " in line for line in lines):
+        if time.monotonic() > deadline or process.returncode is not None:
+            raise AssertionError("the bot never logged that it is ready:\n" + "".join(lines))
+        line = await asyncio.wait_for(process.stderr.readline(), 60)
+        if not line:
+            raise AssertionError("the bot exited before it was ready:\n" + "".join(lines))
+        lines.append(line.decode())
+    yield process, lines
+    if process.returncode is None:
+        process.kill()
+        await process.wait()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+async def test_signal_stops_cleanly_within_10_seconds(
+    running: tuple[asyncio.subprocess.Process, list[str]],
+    fake_discord: FakeDiscord,
+    signum: signal.Signals,
+) -> None:
+    process, lines = running
+    # The bot answers while running...
+    assert fake_discord.identifies and fake_discord.syncs
+    guild = next(iter(fake_discord.guilds.values()))
+    result = await fake_discord.slash("about", user=FakeUser(), guild=guild)
+    assert result.embeds
+    # ...and stops on the signal.
+    started = time.monotonic()
+    process.send_signal(signum)
+    code, rest = await finish(process, STOP_WITHIN)
+    elapsed = time.monotonic() - started
+    log = "".join(lines) + rest
+    assert code == 0, log
+    assert elapsed < STOP_WITHIN
+    assert f"{signum.name} received: shutting down" in log
+    assert "paperbot stopped" in log
+    assert "digest scheduler started" in log and "digest scheduler stopped" in log
+    assert log.index("digest scheduler stopped") < log.index("paperbot stopped")
+    assert "Traceback" not in log, log
+    assert TOKEN not in log, "the token must never be logged, even at DEBUG"
+    assert not fake_discord._sockets, "the gateway connection must be closed"
