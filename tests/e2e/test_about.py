@@ -30,3 +30,23 @@ async def test_about_in_a_dm(e2e: E2E) -> None:
     result = await e2e.dm("about")
     assert result.callback_type == 4
     assert "in a server" in result.text()
+
+
+async def test_about_shows_the_digest_schedule_once_set_up(e2e: E2E) -> None:
+    setup = await e2e.slash(
+        "digest setup",
+        user=e2e.admin,
+        options={"channel": e2e.channel},
+        time="07:45",
+        timezone="Asia/Shanghai",
+        count=3,
+    )
+    assert setup.ephemeral
+    [embed] = (await e2e.slash("about")).embeds
+    digest = next(f["value"] for f in embed["fields"] if f["name"] == "This server's digest")
+    assert f"3 papers daily at 07:45 (Asia/Shanghai) in <#{e2e.channel.id}>" in digest
+    assert "<t:" in digest
+
+    await e2e.slash("digest off", user=e2e.admin)
+    [embed] = (await e2e.slash("about")).embeds
+    assert "Turned off." in embed["fields"][-1]["value"]
