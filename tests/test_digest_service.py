@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from paperbot.config import Settings
 from paperbot.core.digest import TopicDemand
 from paperbot.core.schedule import ScheduleError, digest_nonce
 from paperbot.services import digest as service_module
-from paperbot.services.digest import DigestInputError, DigestService
+from paperbot.services.digest import DeliveryError, DigestInputError, DigestService
 from paperbot.storage import digests as store
 from paperbot.storage import papers
 from paperbot.storage.db import Database
@@ -411,3 +412,58 @@ async def test_dst_fall_back_fold_posts_once(service: DigestService) -> None:
     discord.now = second
     assert (await service.run_scheduled(GUILD, discord, second)).outcome == "already-posted"
     assert len(discord.messages) == 1
+
+
+async def crash_after_send(service: DigestService) -> FakeDiscord:
+    discord = FakeDiscord(now=at(0), crash_after_send=True)
+    await set_up(service, at(-600))
+    with pytest.raises(Crash):
+        await service.run_scheduled(GUILD, discord, at(0))
+    return discord
+
+
+async def test_history_lost_after_a_crash_never_reposts_nor_repeats(
+    service: DigestService,
+) -> None:
+    discord = await crash_after_send(service)
+    sent_papers = await store.posted_ids(service.db, CHANNEL)
+    discord.forbidden.add(CHANNEL)  # read history fails for good
+    results = await restart(service).recover(discord, at(30))
+    assert [r.outcome for r in results] == ["failed"]
+    assert len(discord.messages) == 1
+    # It may be out there: its papers stay seen, and the admins hear about it.
+    assert await store.posted_ids(service.db, CHANNEL) == sent_papers
+    failure = await service.take_failure(GUILD)
+    assert failure is not None and "may not have been posted" in failure[0]
+
+
+async def test_transient_history_error_is_retried_while_the_day_lasts(
+    service: DigestService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    discord = await crash_after_send(service)
+
+    async def unreachable(*_args: object) -> list[object]:
+        raise DeliveryError("Discord answered 503", permanent=False)
+
+    monkeypatch.setattr(discord, "history", unreachable)
+    revived = restart(service)
+    assert [r.outcome for r in await revived.recover(discord, at(30))] == ["pending"]
+    monkeypatch.undo()
+    assert [r.outcome for r in await revived.recover(discord, at(40))] == ["posted"]
+    assert len(discord.messages) == 1
+
+
+async def test_resolve_leaves_a_post_in_flight_alone(service: DigestService) -> None:
+    await set_up(service, at(-600))
+    seen: list[list[str]] = []
+
+    class Slow(FakeDiscord):
+        async def send(self, channel_id: int, message: Any, nonce: str) -> int:
+            # While this send is in flight, the periodic resolver runs.
+            seen.append([r.outcome for r in await service.recover(self, at(0))])
+            return await super().send(channel_id, message, nonce)
+
+    discord = Slow(now=at(0))
+    assert (await service.run_scheduled(GUILD, discord, at(0))).outcome == "posted"
+    assert seen == [["pending"]]
+    assert len(discord.messages) == 1 and discord.sends == 1

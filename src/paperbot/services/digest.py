@@ -443,7 +443,7 @@ class DigestService:
                 post.channel_id, post.claimed_at - timedelta(seconds=5), HISTORY_LIMIT
             )
         except DeliveryError as exc:
-            return await self._failed(post, exc, now)
+            return await self._unconfirmed(post, exc, now, still_today=still_today)
         mine = next(
             (m for m in recent if m.by_me and m.content.split("\n", 1)[0] == post.header), None
         )
@@ -476,6 +476,28 @@ class DigestService:
             )
         await store.close_post(self.db, post.id, "failed", reason)
         return PostResult("failed", post.guild_id, post.local_date, detail=reason)
+
+    async def _unconfirmed(
+        self, post: DigestPost, exc: DeliveryError, now: datetime, *, still_today: bool
+    ) -> PostResult:
+        """History could not be read: the post may be out, so its papers stay
+        seen and it is not sent again; a transient error is retried while the
+        day lasts."""
+        if not exc.permanent and still_today:
+            await store.note_error(self.db, post.id, str(exc))
+            return PostResult("pending", post.guild_id, post.local_date, detail=str(exc))
+        log.warning("digest for guild %d: could not confirm the post: %s", post.guild_id, exc)
+        await store.close_post(
+            self.db, post.id, "failed", f"outcome unknown: {exc}", free_papers=False
+        )
+        if exc.permanent:
+            await store.record_failure(
+                self.db,
+                post.guild_id,
+                f"The digest of {post.local_date} may not have been posted: {exc}",
+                now,
+            )
+        return PostResult("failed", post.guild_id, post.local_date, detail=str(exc))
 
     @staticmethod
     def _day_is_on(post: DigestPost, now: datetime) -> bool:
