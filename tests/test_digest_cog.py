@@ -15,6 +15,7 @@ from discord import app_commands
 from paperbot.bot.cogs import digest as cog_module
 from paperbot.bot.cogs.digest import Digest
 from paperbot.bot.errors import UserError
+from paperbot.bot.translator import CatalogTranslator
 from paperbot.config import Settings
 from paperbot.core.digest import TopicDemand
 from paperbot.services.digest import DigestService
@@ -249,3 +250,16 @@ def test_every_description_has_a_chinese_translation() -> None:
     ]
     assert all(cog_module.ZH_CN.get(t) for t in texts)
     assert ADMIN_PERMISSIONS.manage_guild  # the admin mock really has Manage Server
+
+
+async def test_replies_follow_the_users_language(cog: Digest, guild: MockGuild) -> None:
+    translator = CatalogTranslator()
+    translator.add_module(cog_module)
+    interaction = admin(guild, locale=discord.Locale.chinese)
+    interaction.client.tree.translator = translator
+    await run_setup(cog, interaction, time="09:30", timezone="Asia/Shanghai")
+    assert "每日摘要已设置" in reply(interaction)["content"]
+    bad = admin(guild, locale=discord.Locale.chinese)
+    bad.client.tree.translator = translator
+    with pytest.raises(UserError, match="时间或时区无效"):
+        await run_setup(cog, bad, time="25:00")

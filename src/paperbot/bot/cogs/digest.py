@@ -64,6 +64,7 @@ PREVIEW_NOTE = "Preview: only you can see this. {where}"
 PREVIEW_WHERE = "Next post <t:{ts}:R> in {channel}, notifying {people} subscribers."
 PREVIEW_OFF = "The digest is off; `/digest setup` turns it on."
 PREVIEW_NO_SETUP = "No digest is set up yet; a server admin can run `/digest setup`."
+INVALID = "{error}"
 FAILURE = "⚠️ {failure} (at <t:{ts}:f>). Check the bot's permissions or run `/digest setup`."
 
 ZH_CN: dict[str, str] = {
@@ -91,6 +92,7 @@ ZH_CN: dict[str, str] = {
     PREVIEW_WHERE: "下次推送 <t:{ts}:R>，在 {channel}，将通知 {people} 位订阅者。",
     PREVIEW_OFF: "每日摘要已关闭；运行 `/digest setup` 可开启。",
     PREVIEW_NO_SETUP: "尚未设置每日摘要；服务器管理员可以运行 `/digest setup`。",
+    INVALID: "时间或时区无效：{error}",
     FAILURE: "⚠️ {failure}（<t:{ts}:f>）。请检查机器人的权限，或重新运行 `/digest setup`。",
 }
 
@@ -148,7 +150,7 @@ class Digest(commands.GroupCog, group_name="digest", group_description=locale_st
                 now=now,
             )
         except ScheduleError as exc:
-            raise UserError(str(exc)) from None
+            raise UserError(localize(interaction, INVALID, error=exc)) from None
         running = digest_scheduler.running(self.bot)
         if running is not None:
             running.schedule(saved)
