@@ -54,7 +54,7 @@ def guild() -> MockGuild:
 
 @pytest.fixture
 def cog(service: DigestService) -> Digest:
-    bot = MockBot(app=types.SimpleNamespace(digest=service))
+    bot = MockBot(app=types.SimpleNamespace(digest=service, settings=service.settings))
     digest = Digest(bot)
     digest.clock = lambda: NOW
     return digest
@@ -232,7 +232,8 @@ async def test_admins_are_told_about_a_failed_post_once(cog: Digest, guild: Mock
 async def test_timezone_autocomplete(cog: Digest, guild: MockGuild) -> None:
     choices = await cog.timezone_autocomplete(admin(guild), "shang")
     assert choices[0].value == "Asia/Shanghai"
-    assert len(await cog.timezone_autocomplete(admin(guild), "")) <= 25
+    first = await cog.timezone_autocomplete(admin(guild), "")
+    assert len(first) <= 25 and first[0].value == cog.service.settings.digest.default_timezone
     assert len(await cog.timezone_autocomplete(admin(guild), "a")) == 25
 
 

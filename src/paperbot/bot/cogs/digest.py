@@ -171,6 +171,10 @@ class Digest(commands.GroupCog, group_name="digest", group_description=locale_st
         self, interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
         names = suggest_timezones(current, known_timezones(), limit=25)
+        if not current.strip():
+            # The configured default comes first, as the config file promises.
+            default = self.bot.app.settings.digest.default_timezone
+            names = [default, *(n for n in names if n != default)][:25]
         return [app_commands.Choice(name=name, value=name) for name in names]
 
     def _check_bot_can_post(
