@@ -7,14 +7,19 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecutionEvent
 
 from paperbot.bot import scheduler as scheduler_module
 from paperbot.core import schedule
 from paperbot.services.digest import daily_time
-from tests.e2e.conftest import E2E
-from tests.fake_discord import FakeChannel, FakeUser, InteractionResult
+from tests.e2e.conftest import E2E, StartBot, stop_bot
+from tests.fake_discord import FakeChannel, FakeDiscord, FakeUser, InteractionResult
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
 
 
 async def setup_digest(
@@ -115,3 +120,33 @@ async def test_bad_time_gets_a_clear_message(e2e: E2E) -> None:
     answer = await setup_digest(e2e, e2e.admin, e2e.channel, time="25:00")
     assert answer.ephemeral and "09:00" in answer.text()
     assert await e2e.bot.app.digest.get_settings(e2e.guild.id) is None
+
+
+async def test_missed_digest_posts_once_across_restarts(
+    start_bot: StartBot, fake_discord: FakeDiscord
+) -> None:
+    """Down at the scheduled time: the first start-up posts it, the next does not."""
+    bot = await start_bot()
+    e2e = E2E(fake_discord, bot)
+    await bot.app.subscriptions.subscribe(e2e.guild.id, e2e.member.id, "reasoning", utc_now())
+    await setup_digest(e2e, e2e.admin, e2e.channel, time="06:00", timezone="Asia/Shanghai")
+    configured = await bot.app.digest.get_settings(e2e.guild.id)
+    assert configured is not None
+    # The bot comes back (twice) six hours after tomorrow's 06:00 slot in Shanghai.
+    slot = schedule.next_post(utc_now(), daily_time(configured))
+    later = slot + timedelta(hours=6)
+    for _restart in range(2):
+        await stop_bot(bot)
+        bot = await start_bot()
+        sched = await scheduler_module.start(bot, clock=lambda: later)
+        try:
+            assert sched._catch_up is not None
+            await sched._catch_up
+        finally:
+            await scheduler_module.shutdown(sched)
+    [message] = fake_discord.channel_history(e2e.channel)
+    local_day = schedule.local_date(slot, ZoneInfo("Asia/Shanghai"))
+    assert local_day.isoformat() in message["content"]
+    assert f"<@{e2e.member.id}>" in message["content"]
+    posts = fake_discord.requests_to("POST", rf"/channels/{e2e.channel.id}/messages$")
+    assert len(posts) == 1
