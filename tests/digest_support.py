@@ -4,13 +4,17 @@ behaves like Discord about nonces and history."""
 from __future__ import annotations
 
 import itertools
+import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from paperbot.core.render import MessageData
 from paperbot.services.digest import ChannelMessage, DeliveryError
 from paperbot.storage.db import Database
+from paperbot.storage.digests import decode_message, encode_message
 
 
 async def ensure_digest_schema(db: Database) -> None:
@@ -48,7 +52,41 @@ class FakeDiscord:
     flaky: int = 0  # the next N sends fail with a 503
     crash_after_send: bool = False  # the message is created, then the bot dies
     sends: int = 0
+    # When set, messages persist in this JSON file (a Discord that outlives a SIGKILL).
+    journal: Path | None = None
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1000))
+
+    def __post_init__(self) -> None:
+        if self.journal is not None and self.journal.exists():
+            for row in json.loads(self.journal.read_text(encoding="utf-8")):
+                self.messages.append(
+                    Sent(
+                        row["id"],
+                        row["channel_id"],
+                        decode_message(row["message"]),
+                        row["nonce"],
+                        datetime.fromisoformat(row["created_at"]),
+                    )
+                )
+            self._ids = itertools.count(1000 + len(self.messages))
+
+    def _save(self) -> None:
+        if self.journal is None:
+            return
+        rows = [
+            {
+                "id": m.id,
+                "channel_id": m.channel_id,
+                "message": encode_message(m.message),
+                "nonce": m.nonce,
+                "created_at": m.created_at.isoformat(),
+            }
+            for m in self.messages
+        ]
+        with self.journal.open("w", encoding="utf-8") as fh:
+            json.dump(rows, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
 
     def in_channel(self, channel_id: int) -> list[Sent]:
         return [m for m in self.messages if m.channel_id == channel_id]
@@ -64,6 +102,7 @@ class FakeDiscord:
                 return old.id  # Discord returns the first message, creates nothing
         sent = Sent(next(self._ids), channel_id, message, nonce, self.now)
         self.messages.append(sent)
+        self._save()
         if self.crash_after_send:
             self.crash_after_send = False
             raise Crash
