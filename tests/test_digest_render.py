@@ -67,8 +67,20 @@ def all_text(message: MessageData) -> str:
     return "\n".join(parts)
 
 
-def test_header_carries_the_local_date() -> None:
-    assert "2026-11-30" in HEADER and "Monday" in HEADER
+@pytest.mark.parametrize(
+    ("day", "weekday"),
+    [
+        (date(2026, 11, 30), "Monday 周一"),
+        (date(2026, 12, 6), "Sunday 周日"),
+        (date(2024, 2, 29), "Thursday 周四"),
+    ],
+)
+def test_header_carries_the_local_date(day: date, weekday: str) -> None:
+    header = digest_header(day)
+    assert day.isoformat() in header and weekday in header
+
+
+def test_extra_header_differs() -> None:
     assert "2026-11-30" in digest_header(DAY, extra=True)
     assert digest_header(DAY) != digest_header(DAY, extra=True)
 

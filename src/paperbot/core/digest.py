@@ -327,10 +327,26 @@ _NO_SUMMARY = "*No summary in the digest.*"
 _DESCRIPTION_CAP = 900
 
 
+_WEEKDAYS = (
+    ("Monday", "周一"),
+    ("Tuesday", "周二"),
+    ("Wednesday", "周三"),
+    ("Thursday", "周四"),
+    ("Friday", "周五"),
+    ("Saturday", "周六"),
+    ("Sunday", "周日"),
+)
+
+
 def digest_header(day: date, *, extra: bool = False) -> str:
-    """The first line of a post; it also identifies the post in channel history."""
+    """The first line of a post; it also identifies the post in channel history.
+
+    Weekday names come from a table, not `%A`, so the process locale can't
+    change the text.
+    """
     kind = "Extra paper digest · 加推论文" if extra else "Daily paper digest · 每日论文"
-    return f"📚 **{kind} — {day:%A} {day.isoformat()}**"
+    english, chinese = _WEEKDAYS[day.weekday()]
+    return f"📚 **{kind} — {english} {chinese} {day.isoformat()}**"
 
 
 def render_digest(plan: DigestPlan, papers: Mapping[int, Paper], header: str) -> MessageData:
