@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from paperbot.bot import client, runner
 from paperbot.bot.runner import ENV_DISCORD_API
-from tests.e2e.conftest import REPO, TOKEN
+from paperbot.config import Settings
+from tests.e2e.conftest import REPO, TOKEN, with_bot
+from tests.e2e.slow_extension import WORK_SECONDS
 from tests.fake_discord import FakeDiscord, FakeUser
 
 STOP_WITHIN = 10.0
@@ -128,3 +131,34 @@ async def test_signal_stops_cleanly_within_10_seconds(
     assert "Traceback" not in log, log
     assert TOKEN not in log, "the token must never be logged, even at DEBUG"
     assert not fake_discord._sockets, "the gateway connection must be closed"
+
+
+@pytest.mark.parametrize(("grace", "delivered"), [(1.0, True), (0.0, False)])
+async def test_a_reply_in_flight_finishes_within_the_grace(
+    fake_discord: FakeDiscord,
+    e2e_settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+    grace: float,
+    delivered: bool,
+) -> None:
+    """In process: `runner.run` with a stop event standing in for the signal.
+
+    With no grace the bot closes under /slow's feet: the control case showing
+    that the grace is what delivers the reply.
+    """
+    settings = with_bot(e2e_settings, shutdown_grace_seconds=grace)
+    monkeypatch.setattr(client, "EXTENSIONS", (*client.EXTENSIONS, "tests.e2e.slow_extension"))
+    stop = asyncio.Event()
+    running_bot = asyncio.create_task(runner.run(settings, TOKEN, stop=stop, install_signals=False))
+    while not (fake_discord.identifies and fake_discord._sockets):
+        assert not running_bot.done(), running_bot
+        await asyncio.sleep(0.01)
+    guild = next(iter(fake_discord.guilds.values()))
+    result = await fake_discord.slash("slow", user=FakeUser(), guild=guild, wait=False)
+    await result.wait_until(lambda: result.callback is not None)
+    assert result.deferred
+    stop.set()  # what SIGTERM does, while /slow is still working
+    assert await asyncio.wait_for(running_bot, STOP_WITHIN) == 0
+    await asyncio.sleep(WORK_SECONDS * 2)  # time for a reply that should not come
+    assert (result.content == "finished") is delivered
+    assert not fake_discord._sockets
