@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -20,12 +21,24 @@ def to_embed(data: EmbedData) -> discord.Embed:
     return embed
 
 
+@dataclass(frozen=True, slots=True)
+class _UserRef:
+    """A user for `AllowedMentions` whose id serialises as a string.
+
+    Discord documents snowflakes in `allowed_mentions.users` as strings (and
+    its OpenAPI spec, enforced by the tests, says so); discord.py writes `x.id`
+    as it finds it, and `discord.Object` would make it an int.
+    """
+
+    id: str
+
+
 def allowed_mentions_for(user_ids: tuple[int, ...]) -> discord.AllowedMentions:
     """Exactly these users may be pinged: never @everyone, @here or roles."""
     return discord.AllowedMentions(
         everyone=False,
         roles=False,
-        users=[discord.Object(id=user_id) for user_id in user_ids],
+        users=[_UserRef(str(user_id)) for user_id in user_ids],  # type: ignore[misc]
         replied_user=False,
     )
 

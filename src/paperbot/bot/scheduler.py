@@ -16,7 +16,6 @@ import asyncio
 import logging
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -98,7 +97,7 @@ class DiscordTransport:
             # discord.py 2.7 sends `enforce_nonce: true` with every nonce
             # (http.handle_message_parameters), which makes the re-send after
             # a crash return the first message instead of a second one.
-            sent = await channel.send(**digest_kwargs(message), nonce=nonce)
+            sent = await channel.send(**message_kwargs(message), nonce=nonce)
         except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise delivery_error(exc, channel_id) from exc
         return sent.id
@@ -117,30 +116,6 @@ class DiscordTransport:
         except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise delivery_error(exc, channel_id) from exc
         return found
-
-
-@dataclass(frozen=True, slots=True)
-class _UserRef:
-    """A user for `AllowedMentions` whose id serialises as a string.
-
-    Discord documents snowflakes in `allowed_mentions.users` as strings (its
-    OpenAPI spec, which the test harness enforces); discord.py writes
-    `x.id` as it finds it, and `discord.Object` would make it an int.
-    """
-
-    id: str
-
-
-def digest_kwargs(message: MessageData) -> dict[str, Any]:
-    """`message_kwargs`, with the allowed user ids as documented strings."""
-    kwargs = message_kwargs(message)
-    kwargs["allowed_mentions"] = discord.AllowedMentions(
-        everyone=False,
-        roles=False,
-        users=[_UserRef(str(u)) for u in message.mention_user_ids],  # type: ignore[misc]
-        replied_user=False,
-    )
-    return kwargs
 
 
 def delivery_error(exc: BaseException, channel_id: int) -> DeliveryError:
