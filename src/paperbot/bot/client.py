@@ -23,6 +23,7 @@ EXTENSIONS: tuple[str, ...] = (
     "paperbot.bot.cogs.about",
     "paperbot.bot.cogs.subscriptions",
     "paperbot.bot.cogs.digest",
+    "paperbot.bot.cogs.search",
 )
 
 # The bot has no voice features: don't warn at start-up that voice libraries are missing.

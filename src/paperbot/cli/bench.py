@@ -19,6 +19,7 @@ BENCHMARKS = {
     "load": "paperbot.bench.load",
     "digest": "paperbot.bench.digest",
     "topics": "paperbot.bench.topics",
+    "search": "paperbot.bench.search",
 }
 
 

@@ -12,11 +12,41 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from paperbot.core.text import is_cjk_run, normalize, strip_invisible, tokens
+from paperbot.core.text import has_cjk, is_cjk_run, normalize, strip_invisible, tokens
 
 MIN_YEAR = 1950
 MAX_YEAR = 2100
 _GLUED_VENUE_YEAR = re.compile(r"^([a-z][a-z-]*?)((?:19|20)\d{2})$")
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "via",
+        "vs",
+        "with",
+    ]
+)
+# Aliases tried per term: the first ones (canonical names come first) say
+# the most, and each costs a pass over the index.
+MAX_ALTERNATIVES = 4
 _YEAR = re.compile(r"^(?:19|20)\d{2}$")
 
 
@@ -51,6 +81,7 @@ class ParsedQuery:
     venue: str | None = None
     year: int | None = None
     problem: QueryProblem | None = None
+    phrase: str = ""  # every query word in order, stop words included
 
     @property
     def text(self) -> str:
@@ -99,10 +130,18 @@ def parse_query(
             year = year or int(glued.group(2))
         else:
             words.append(token)
-    if not words and not (venue or year):
+    terms = tuple(
+        t for t in expand_terms(words, expansions or {}) if t.alternatives or not _is_noise(t.text)
+    )
+    if not terms and not (venue or year):
         return ParsedQuery(raw, problem=QueryProblem.NO_TERMS)
-    terms = expand_terms(words, expansions or {})
-    return ParsedQuery(raw, terms=terms, venue=venue, year=year)
+    return ParsedQuery(raw, terms=terms, venue=venue, year=year, phrase=" ".join(words))
+
+
+def _is_noise(token: str) -> bool:
+    """A word that finds nothing useful alone: an English stop word, or a
+    single Latin letter/digit (`" OR 1=1 --` has no real term)."""
+    return token in STOP_WORDS or (len(token) == 1 and token.isascii())
 
 
 def _canonical_venue(venue: str, venues: Collection[str]) -> str:
@@ -132,7 +171,7 @@ def expand_terms(words: Sequence[str], expansions: Mapping[str, Sequence[str]]) 
     while i < len(pieces):
         for toks, key in alias_tokens:
             if tuple(pieces[i : i + len(toks)]) == toks:
-                others = tuple(a for a in expansions[key] if a and a != key)
+                others = _cross_script(key, expansions[key])
                 terms.append(Term(key, others))
                 i += len(toks)
                 break
@@ -140,6 +179,14 @@ def expand_terms(words: Sequence[str], expansions: Mapping[str, Sequence[str]]) 
             terms.append(Term(pieces[i]))
             i += 1
     return tuple(terms)
+
+
+def _cross_script(key: str, aliases: Sequence[str]) -> tuple[str, ...]:
+    """Only aliases in the other script: the point is 混合专家 <-> mixture of
+    experts; same-language aliases of a broad topic would drift off the query."""
+    key_cjk = has_cjk(key)
+    others = [a for a in aliases if a and a != key and has_cjk(a) != key_cjk]
+    return tuple(others[:MAX_ALTERNATIVES])
 
 
 def _split_cjk_runs(words: list[str], cjk_aliases: list[str]) -> list[str]:
@@ -154,8 +201,10 @@ def _split_one(word: str, aliases: list[str]) -> list[str]:
     if not is_cjk_run(word):
         return [word]
     for alias in aliases:  # longest first
+        if alias == word:
+            return [word]
         at = word.find(alias)
-        if at >= 0 and alias != word:
+        if at >= 0:
             before, after = word[:at], word[at + len(alias) :]
             return [
                 *(_split_one(before, aliases) if before else []),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,7 +34,17 @@ from rapidfuzz import fuzz, process
 
 from paperbot.core.models import Paper
 from paperbot.core.query import ParsedQuery, Term
-from paperbot.core.text import fold_word, latin_words, normalize, tokens
+from paperbot.core.text import (
+    collapse_whitespace,
+    fold_word,
+    has_cjk,
+    is_cjk_run,
+    latin_words,
+    normalize,
+    strip_invisible,
+    to_simplified,
+    tokens,
+)
 
 # Bumped whenever the array layout or gram keys change: a persisted index
 # with another format is rebuilt instead of being misread.
@@ -65,7 +76,8 @@ _JOINED = 0.95
 _SUBSTRING = 0.9
 _FUZZY = 0.85
 _PARTIAL_CJK = 0.85
-_ALTERNATIVE = 0.9
+_ALTERNATIVE = 0.6
+_PHRASE_PARTS = 0.95
 _SUMMARY_FACTOR = 0.7
 _BLEND_STAGE1 = 0.25
 _TITLE_PHRASE_BONUS = 0.1
@@ -134,19 +146,41 @@ EMPTY_RANKING = Ranking((), (), ())
 
 def build_index(papers: Sequence[Paper]) -> SearchIndex:
     """Index papers (any order; positions follow the given order)."""
-    titles = tuple(_title_text(p.title) for p in papers)
-    summaries = tuple(_normalize_bulk([p.summary for p in papers]))
-    venues = tuple(sorted({p.venue for p in papers}))
-    venue_code = {v: i for i, v in enumerate(venues)}
+    return build_index_columns(
+        ids=[p.id for p in papers],
+        titles=[p.title for p in papers],
+        venues=[p.venue for p in papers],
+        years=[p.year for p in papers],
+        summaries=[p.summary for p in papers],
+    )
+
+
+def build_index_columns(
+    *,
+    ids: Sequence[int],
+    titles: Sequence[str],
+    venues: Sequence[str],
+    years: Sequence[int],
+    summaries: list[str],
+) -> SearchIndex:
+    """Index papers given column-wise (no Paper objects: less memory at 100k).
+
+    `summaries` is consumed: its items are replaced by their normal form.
+    """
+    title_texts = tuple(_title_text(t) for t in titles)
+    summary_texts = tuple(_normalize_bulk(summaries))
+    summaries.clear()
+    venue_names = tuple(sorted(set(venues)))
+    venue_code = {v: i for i, v in enumerate(venue_names)}
     return SearchIndex(
-        ids=np.array([p.id for p in papers], dtype=np.int64),
-        years=np.array([p.year for p in papers], dtype=np.int32),
-        venue_codes=np.array([venue_code[p.venue] for p in papers], dtype=np.int32),
-        venues=venues,
-        titles=titles,
-        summaries=summaries,
-        title=build_field(titles),
-        summary=build_field(summaries),
+        ids=np.array(ids, dtype=np.int64),
+        years=np.array(years, dtype=np.int32),
+        venue_codes=np.array([venue_code[v] for v in venues], dtype=np.int32),
+        venues=venue_names,
+        titles=title_texts,
+        summaries=summary_texts,
+        title=build_field(title_texts),
+        summary=build_field(summary_texts),
     )
 
 
@@ -173,43 +207,80 @@ def title_acronyms(title: str) -> list[str]:
     return found
 
 
-def _normalize_bulk(texts: list[str]) -> list[str]:
-    """`normalize` over many texts in one call (a third faster than one by one).
+def _normalize_bulk(texts: list[str], chunk: int = 1000) -> list[str]:
+    """`normalize` over many texts, a chunk per call (a third faster).
 
-    A private-use separator survives NFKC, case folding and OpenCC unchanged.
+    A private-use separator survives NFKC, case folding and OpenCC
+    unchanged. Chunks keep the joined strings small, and OpenCC is called
+    around `to_simplified`'s cache, which would keep every chunk alive.
     """
     sep = "\ue000"
-    if any(sep in t for t in texts):
-        return [normalize(t) for t in texts]
-    parts = normalize(sep.join(texts)).split(sep)
-    if len(parts) != len(texts):  # pragma: no cover - defensive
-        return [normalize(t) for t in texts]
-    return [p.strip() for p in parts]
+    out: list[str] = []
+    for start in range(0, len(texts), chunk):
+        part = texts[start : start + chunk]
+        joined = unicodedata.normalize("NFKC", strip_invisible(sep.join(part))).casefold()
+        if has_cjk(joined):
+            joined = to_simplified.__wrapped__(joined)
+        pieces = joined.split(sep)
+        if len(pieces) != len(part) or any(sep in t for t in part):
+            out.extend(normalize(t) for t in part)
+        else:
+            out.extend(collapse_whitespace(p) for p in pieces)
+    return out
 
 
-def build_field(texts: Sequence[str], chunk: int = 8192) -> FieldIndex:
+def build_field(texts: Sequence[str], chunk: int = 4096) -> FieldIndex:
     """Vectorised build: the grams of a chunk of texts at once, packed with
     the paper position in one int64 so a single sort groups postings by gram
-    and drops a gram repeated inside one paper. Chunks keep the peak memory
-    near the size of the final index."""
+    and drops a gram repeated inside one paper.
+
+    Chunks are written into one buffer sized for the worst case; its pages
+    only become resident as they are written, so the peak stays near the
+    size of the postings. Unigrams of characters in more than `_COMMON_DF`
+    of texts (的, 模, 数: half of all postings) are dropped; their keys are
+    kept in `common` so a one-character query for one of them scans instead.
+    """
     n = len(texts)
     if n == 0:
         return _empty_field()
     doc_bits = max(1, (n - 1).bit_length())
     if _TAG_SHIFT + 3 + doc_bits > 63:
         raise ValueError(f"too many papers for one index: {n}")
-    parts = [_packed_chunk(texts, start, chunk, doc_bits) for start in range(0, n, chunk)]
-    packed = np.empty(sum(len(p) for p in parts), dtype=np.int64)
+    # At most two grams per character (CJK: unigram + bigram; Latin: trigram
+    # + word) and none per separator.
+    packed = np.empty(2 * sum(len(t) for t in texts) + n, dtype=np.int64)
     at = 0
-    while parts:
-        part = parts.pop(0)
-        packed[at : at + len(part)] = part
-        at += len(part)
-    packed.sort()
-    return _drop_common_unigrams(_field_from_packed(packed, doc_bits), n)
+    unigram_lo = _UNIGRAM << (_TAG_SHIFT + doc_bits)
+    unigram_hi = (_UNIGRAM + 1) << (_TAG_SHIFT + doc_bits)
+    unigram_parts: list[NDArray[np.int64]] = []
+    unigram_df = np.zeros(1 << _CJK_BITS, dtype=np.int64)
+    cp_mask = (1 << _CJK_BITS) - 1
+    for start in range(0, n, chunk):
+        part = _packed_chunk(texts, start, chunk, doc_bits)
+        lo, hi = np.searchsorted(part, [unigram_lo, unigram_hi])
+        unigrams = part[lo:hi].copy()
+        unigram_df += np.bincount((unigrams >> doc_bits) & cp_mask, minlength=1 << _CJK_BITS)
+        unigram_parts.append(unigrams)
+        rest = len(part) - (hi - lo)
+        packed[at : at + lo] = part[:lo]
+        packed[at + lo : at + rest] = part[hi:]
+        at += rest
+    common_cps = np.flatnonzero(unigram_df > _COMMON_DF * n)
+    for unigrams in unigram_parts:
+        keep = unigrams[~np.isin((unigrams >> doc_bits) & cp_mask, common_cps)]
+        packed[at : at + len(keep)] = keep
+        at += len(keep)
+    del unigram_parts
+    used = packed[:at]
+    used.sort()
+    field = _field_from_packed(used, doc_bits)
+    del used, packed
+    common = ((_UNIGRAM << _TAG_SHIFT) | common_cps).astype(np.int64)
+    return FieldIndex(field.keys, field.indptr, field.docs, common)
 
 
 def _packed_chunk(texts: Sequence[str], start: int, chunk: int, doc_bits: int) -> NDArray[np.int64]:
+    """Sorted, de-duplicated (gram << doc_bits | paper) of one chunk of texts."""
     sub = texts[start : start + chunk]
     keys, docs = _char_grams(sub)
     word_keys, word_docs = _word_grams(sub)
@@ -245,26 +316,6 @@ def _field_from_packed(packed: NDArray[np.int64], doc_bits: int) -> FieldIndex:
     keys = packed[first] >> doc_bits
     indptr = np.append(first, len(packed)).astype(np.int64)
     return FieldIndex(keys=keys.astype(np.int64), indptr=indptr, docs=docs)
-
-
-def _drop_common_unigrams(field: FieldIndex, n: int) -> FieldIndex:
-    """Single CJK characters in more than `_COMMON_DF` of papers (的, 模, 数)
-    would be half of all postings; keep only their keys, with no postings,
-    so a one-character query for one of them knows to scan instead."""
-    df = np.diff(field.indptr)
-    drop = ((field.keys >> _TAG_SHIFT) == _UNIGRAM) & (df > _COMMON_DF * n)
-    if not drop.any():
-        return field
-    keep_postings = np.repeat(~drop, df)
-    new_df = np.where(drop, 0, df)
-    indptr = np.zeros(len(df) + 1, dtype=np.int64)
-    np.cumsum(new_df, out=indptr[1:])
-    return FieldIndex(
-        keys=field.keys,
-        indptr=indptr,
-        docs=field.docs[keep_postings],
-        common=field.keys[drop],
-    )
 
 
 def _empty_field() -> FieldIndex:
@@ -427,7 +478,7 @@ class TermScores:
 
 def term_scores(index: SearchIndex, term: Term) -> TermScores:
     """IDF-weighted share of the term's grams each paper holds, title hits
-    above summary hits; an alias lifts a paper to 0.9 of a direct match."""
+    above summary hits; an alias lifts a paper to 0.6 of a direct match."""
     direct = _text_scores(index, term.text)
     scores = direct.scores
     for alt in term.alternatives:
@@ -549,7 +600,7 @@ def rank(
     s1, weights = stage1_scores(index, terms)
     cands = top_candidates(s1, candidates, mask)
     scored: list[tuple[float, int, tuple[str, ...]]] = []
-    phrase = query.text
+    phrase = query.phrase or query.text
     for pos in cands.tolist():
         score, matched = rerank_one(index.titles[pos], index.summaries[pos], terms, phrase, weights)
         if score <= 0:
@@ -569,37 +620,61 @@ def rank(
 # ------------------------------------------------------------- re-ranking
 
 
-@dataclass(slots=True)
 class _Text:
-    """A normalised field prepared for term matching."""
+    """A normalised field prepared for term matching; the Latin word views
+    are computed on first use (a Chinese-only query never needs them)."""
 
-    text: str
-    words: list[str]
-    folded: dict[str, str]  # folded word -> first word in the text
-    compact: str  # the Latin words run together
-    bounds: frozenset[int]  # word starts and ends in `compact`
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._words: list[str] | None = None
+        self._folded: dict[str, str] = {}
+        self._compact = ""
+        self._bounds: frozenset[int] = frozenset()
 
     @classmethod
     def of(cls, text: str) -> _Text:
-        words = latin_words(text)
-        folded: dict[str, str] = {}
-        bounds = {0}
-        at = 0
-        for w in words:
-            folded.setdefault(fold_word(w), w)
-            at += len(w)
-            bounds.add(at)
-        return cls(text, words, folded, "".join(words), frozenset(bounds))
+        return cls(text)
+
+    def _split(self) -> list[str]:
+        if self._words is None:
+            words = latin_words(self.text)
+            bounds = {0}
+            at = 0
+            for w in words:
+                self._folded.setdefault(fold_word(w), w)
+                at += len(w)
+                bounds.add(at)
+            self._words = words
+            self._compact = "".join(words)
+            self._bounds = frozenset(bounds)
+        return self._words
+
+    @property
+    def words(self) -> list[str]:
+        return self._split()
+
+    @property
+    def folded(self) -> dict[str, str]:
+        """Folded (stemmed) word -> the first word in the text with that fold."""
+        self._split()
+        return self._folded
+
+    @property
+    def compact(self) -> str:
+        """The Latin words run together."""
+        self._split()
+        return self._compact
 
     def has_piece(self, piece: str) -> bool:
         """`piece` in the run-together words, starting or ending at a word
         boundary: `lora` in QLoRA, `scissorhands` in "scissor hands", but
         not `rope` inside "property"."""
-        at = self.compact.find(piece)
+        compact = self.compact
+        at = compact.find(piece)
         while at >= 0:
-            if at in self.bounds or at + len(piece) in self.bounds:
+            if at in self._bounds or at + len(piece) in self._bounds:
                 return True
-            at = self.compact.find(piece, at + 1)
+            at = compact.find(piece, at + 1)
         return False
 
 
@@ -612,7 +687,7 @@ def rerank_one(
 ) -> tuple[float, tuple[str, ...]]:
     """Score one paper against the query terms; 0 when no term matches.
 
-    Per term the best of: title match, summary match x 0.7, aliases x 0.9.
+    Per term the best of: title match, summary match x 0.7, aliases x 0.6.
     The weighted mean over terms is the coverage; a bonus when the whole
     query is a fragment of the title, and a small one when every term matched.
     """
@@ -641,8 +716,23 @@ def rerank_one(
 
 
 def _term_match(text: str, fields: tuple[_Text, _Text]) -> tuple[float, list[str]]:
+    """Best match of one term in title or summary (summary x 0.7).
+
+    A term of several tokens (an alias like `mixture of experts`) scores 1
+    as a phrase, else 0.95 x the mean of its tokens' matches.
+    """
+    parts = tokens(text)
+    if len(parts) > 1:
+        best, hits = _phrase_match(text, fields)
+        if best < _EXACT:
+            matches = [_term_match(part, fields) for part in parts]
+            mean = sum(m for m, _ in matches) / len(matches)
+            if _PHRASE_PARTS * mean > best:
+                best = _PHRASE_PARTS * mean
+                hits = [h for _, found in matches for h in found]
+        return best, hits
     best = 0.0
-    hits: list[str] = []
+    hits = []
     for field, factor in zip(fields, (1.0, _SUMMARY_FACTOR), strict=True):
         strength, found = (
             _cjk_match(text, field) if _cjk_char(ord(text[0])) else _latin_match(text, field)
@@ -665,11 +755,16 @@ def _phrase_match(alias: str, fields: tuple[_Text, _Text]) -> tuple[float, list[
 
 
 def _contains_phrase(field: _Text, alias: str) -> bool:
-    if _cjk_char(ord(alias[0])) or " " not in alias:
-        if alias.isascii():
-            return fold_word(alias) in field.folded or alias in field.words
+    """Whole-word containment for Latin aliases (RL never matches URL),
+    plain containment for anything with CJK."""
+    parts = tokens(alias)
+    if not parts:
+        return False
+    if any(is_cjk_run(p) for p in parts):
         return alias in field.text
-    return f" {alias} " in f" {' '.join(field.words)} "
+    if len(parts) == 1:
+        return fold_word(parts[0]) in field.folded
+    return f" {' '.join(parts)} " in f" {' '.join(field.words)} "
 
 
 def _latin_match(word: str, field: _Text) -> tuple[float, list[str]]:
@@ -677,7 +772,8 @@ def _latin_match(word: str, field: _Text) -> tuple[float, list[str]]:
     if folded in field.folded:
         return _EXACT, [field.folded[folded]]
     if len(word) >= 4 and field.has_piece(word):
-        return _SUBSTRING, [word]
+        # Highlight the whole word holding the piece (QLoRA for `lora`).
+        return _SUBSTRING, [w for w in field.words if word in w][:1] or [word]
     if len(word) >= 4 and field.words:
         cutoff = 80 if len(word) >= 5 else 86
         best = process.extractOne(word, field.words, scorer=fuzz.ratio, score_cutoff=cutoff)
@@ -723,7 +819,7 @@ def _credit_joined_pairs(
     """`refined web` finds RefinedWeb: adjacent Latin terms written as one word."""
     for i in range(len(terms) - 1):
         a, b = terms[i].text, terms[i + 1].text
-        if not (a.isascii() and b.isascii()) or _cjk_char(ord(a[0])) or _cjk_char(ord(b[0])):
+        if not (a.isalnum() and b.isalnum() and a.isascii() and b.isascii()):
             continue
         joined = a + b
         for field, factor in zip(fields, (1.0, _SUMMARY_FACTOR), strict=True):

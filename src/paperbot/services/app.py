@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from paperbot.config import Settings
 from paperbot.services.digest import DigestService, subscriber_audience
+from paperbot.services.search import SearchService
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.services.topics import TopicService, load_vocabulary
 from paperbot.storage.db import Database
@@ -21,6 +22,7 @@ class App:
     topics: TopicService
     subscriptions: SubscriptionService
     digest: DigestService
+    search: SearchService
 
     @classmethod
     async def open(cls, settings: Settings) -> App:
@@ -36,6 +38,8 @@ class App:
             topics=topics,
             subscriptions=subscriptions,
             digest=DigestService(db, settings, subscriber_audience(subscriptions)),
+            # Topic aliases expand queries across languages (混合专家 <-> MoE).
+            search=SearchService(db, settings.search, vocabulary.expansions()),
         )
 
     async def close(self) -> None:

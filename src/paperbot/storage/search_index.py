@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from paperbot.core.models import Paper
 from paperbot.storage.db import Database
-from paperbot.storage.papers import list_papers
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +36,8 @@ async def save_index(
             format,
             array.dtype.str,
             json.dumps(list(array.shape)),
-            np.ascontiguousarray(array).tobytes(),
+            # A view, not a copy: the arrays can be tens of megabytes.
+            np.ascontiguousarray(array).data.cast("B"),
         )
         for name, array in arrays.items()
     ]
@@ -82,6 +81,28 @@ async def clear_index(db: Database) -> None:
         await conn.execute("DELETE FROM search_index")
 
 
-async def papers_to_index(db: Database) -> list[Paper]:
-    """Every paper, in id order, as the index builder reads them."""
-    return await list_papers(db)
+@dataclass(slots=True)
+class PaperColumns:
+    """What the index builder reads, column-wise (no Paper objects)."""
+
+    ids: list[int] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)
+    venues: list[str] = field(default_factory=list)
+    years: list[int] = field(default_factory=list)
+    summaries: list[str] = field(default_factory=list)
+
+
+async def paper_columns(db: Database, batch: int = 5000) -> PaperColumns:
+    """Every paper in id order, summaries joined as `Paper.summary` joins them."""
+    columns = PaperColumns()
+    async with db.conn.execute(
+        "SELECT id, title, venue, year, summaries FROM papers ORDER BY id"
+    ) as cur:
+        while rows := await cur.fetchmany(batch):
+            for pid, title, venue, year, summaries in rows:
+                columns.ids.append(int(pid))
+                columns.titles.append(str(title))
+                columns.venues.append(str(venue))
+                columns.years.append(int(year))
+                columns.summaries.append("\n\n".join(json.loads(summaries)))
+    return columns

@@ -1,0 +1,161 @@
+"""`/search query [venue] [year]`: bilingual, typo-tolerant paper search.
+
+Results are public (others in the channel see what was found), five papers
+per page with Previous/Next buttons only the searcher can press. Problems
+with the query and "nothing found" are ephemeral. Rendering is pure
+(`core.search_render`); this cog gathers data through `bot.app.search`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from paperbot.bot.embeds import message_kwargs
+from paperbot.bot.errors import UserError, localize
+from paperbot.bot.translator import CatalogTranslator
+from paperbot.bot.views.paginator import NEXT, NOT_YOURS, PREVIOUS, Paginator
+from paperbot.core import limits
+from paperbot.core import search_render as render
+from paperbot.core.query import parse_query
+from paperbot.core.search_render import ResultItem, Translate
+from paperbot.storage import papers
+
+if TYPE_CHECKING:
+    from paperbot.bot.client import PaperBot
+
+log = logging.getLogger(__name__)
+
+SEARCH_DESCRIPTION = "Search the papers: English or Chinese, typos welcome, by venue and year"
+QUERY_DESCRIPTION = "Words to find, e.g. speculative decoding, 数据去重, NeurIPS 2023 QLoRA"
+VENUE_DESCRIPTION = "Only papers from this venue"
+YEAR_DESCRIPTION = "Only papers from this year"
+VENUE_CHOICE = "{venue} ({count} papers)"
+
+ZH_CN: dict[str, str] = {
+    SEARCH_DESCRIPTION: "搜索论文：中英文皆可，容忍拼写错误，可按会议和年份筛选",
+    QUERY_DESCRIPTION: "要查找的词，例如 speculative decoding、数据去重、NeurIPS 2023 QLoRA",
+    VENUE_DESCRIPTION: "只看该会议的论文",
+    YEAR_DESCRIPTION: "只看该年份的论文",
+    VENUE_CHOICE: "{venue}（{count} 篇论文）",
+    render.RESULTS: "🔎 **{query}** 共找到 {count} 篇论文{more} · 第 {page}/{pages} 页",
+    render.RESULTS_MORE: "（显示最相关的 {shown} 篇，共 {total} 篇）",
+    render.NOTHING_FOUND: "没有找到与 **{query}** 相关的论文。",
+    render.DID_YOU_MEAN: "你是不是要找：",
+    render.TRY_AGAIN: "试试更少或不同的词（中英文皆可），或去掉会议/年份筛选。",
+    render.NO_SUMMARY: "（暂无摘要）",
+    render.EMPTY_QUERY: (
+        "请输入要搜索的内容：标题、关键词、中文关键词，或会议和年份，例如 NeurIPS 2023。"
+    ),
+    render.QUERY_TOO_LONG: "查询太长了：请控制在 {limit} 个字符以内（几个关键词效果最好）。",
+    render.NO_TERMS: (
+        "查询里没有可搜索的词（只有标点、符号或表情）。试试标题、关键词或中文关键词。"
+    ),
+    PREVIOUS: "上一页",
+    NEXT: "下一页",
+    NOT_YOURS: "只有发起这次搜索的人才能翻页。",
+}
+
+
+def _cooldown(interaction: discord.Interaction[PaperBot]) -> app_commands.Cooldown | None:
+    """Per-user rate from `search.cooldown_uses` per `search.cooldown_seconds`."""
+    settings = interaction.client.app.settings.search
+    return app_commands.Cooldown(settings.cooldown_uses, settings.cooldown_seconds)
+
+
+def _translate(interaction: discord.Interaction[PaperBot]) -> Translate:
+    """English template -> the user's language, unformatted."""
+    translator = interaction.client.tree.translator
+
+    def tr(english: str) -> str:
+        if isinstance(translator, CatalogTranslator):
+            return translator.lookup(english, interaction.locale) or english
+        return english
+
+    return tr
+
+
+class Search(commands.Cog):
+    def __init__(self, bot: PaperBot) -> None:
+        self.bot = bot
+        self._in_flight = 0  # searches between their start and their results
+
+    @app_commands.command(name="search", description=SEARCH_DESCRIPTION)
+    @app_commands.describe(query=QUERY_DESCRIPTION, venue=VENUE_DESCRIPTION, year=YEAR_DESCRIPTION)
+    @app_commands.checks.dynamic_cooldown(_cooldown, key=lambda i: i.user.id)
+    async def search(
+        self,
+        interaction: discord.Interaction[PaperBot],
+        query: app_commands.Range[str, 1, 1000],
+        venue: app_commands.Range[str, 1, 100] | None = None,
+        year: app_commands.Range[int, 1900, 2100] | None = None,
+    ) -> None:
+        service = self.bot.app.search
+        settings = service.settings
+        tr = _translate(interaction)
+        # Too long / empty / only symbols: answered before any index work.
+        precheck = parse_query(query, venue=venue, year=year, max_length=settings.max_query_length)
+        if precheck.problem is not None:
+            raise UserError(render.query_problem(precheck.problem, settings.max_query_length, tr))
+        # A cold or stale index may take seconds to load or build, and searches
+        # arriving together queue behind each other: then say "thinking" first
+        # rather than miss Discord's 3-second deadline.
+        if self._in_flight or not await service.is_current():
+            await interaction.response.defer(thinking=True)
+        self._in_flight += 1
+        try:
+            result = await service.search(
+                query, venue=venue, year=year, limit=settings.page_size * MAX_PAGES
+            )
+        finally:
+            self._in_flight -= 1
+        if result.problem is not None:
+            raise UserError(render.query_problem(result.problem, settings.max_query_length, tr))
+        if not result.hits:
+            message = render.nothing_found(result.query, result.suggestions, tr)
+            await self._send(interaction, message_kwargs(message), ephemeral=True)
+            return
+        items = [ResultItem(h.paper, h.matched) for h in result.hits]
+        pages = render.ResultPages(
+            result.query, items, total=result.total, page_size=settings.page_size, tr=tr
+        )
+        await Paginator(pages, owner_id=interaction.user.id, tr=tr).start(interaction)
+
+    @staticmethod
+    async def _send(
+        interaction: discord.Interaction[PaperBot], kwargs: dict[str, Any], *, ephemeral: bool
+    ) -> None:
+        if interaction.response.is_done():
+            await interaction.followup.send(**kwargs, ephemeral=ephemeral)
+        else:
+            await interaction.response.send_message(**kwargs, ephemeral=ephemeral)
+
+    @search.autocomplete("venue")
+    async def venue_autocomplete(
+        self, interaction: discord.Interaction[PaperBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        counts: dict[str, int] = {}
+        for row in await papers.venues(self.bot.app.db):
+            counts[row.venue] = counts.get(row.venue, 0) + row.papers
+        typed = current.strip().casefold()
+        template = localize(interaction, VENUE_CHOICE, venue="{venue}", count="{count}")
+        return [
+            app_commands.Choice(
+                name=template.format(venue=venue, count=count)[: limits.CHOICE_NAME_MAX],
+                value=venue[: limits.CHOICE_VALUE_MAX],
+            )
+            for venue, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+            if typed in venue.casefold()
+        ][: limits.AUTOCOMPLETE_CHOICES_MAX]
+
+
+# Pages a search can be turned through (page_size results each).
+MAX_PAGES = 10
+
+
+async def setup(bot: PaperBot) -> None:
+    await bot.add_cog(Search(bot))

@@ -1,0 +1,1 @@
+"""Reusable discord.ui views (the paginator)."""

@@ -1,0 +1,160 @@
+"""A generic Previous/Next paginator over pages of plain message data.
+
+RoboDanny-style: the view only navigates; what a page says is built
+beforehand, as plain `core.render.MessageData` (pure, tested without
+Discord), and converted with `bot.embeds.message_kwargs`, so every page
+keeps its `allowed_mentions` (nobody pinged unless a page lists users).
+
+API::
+
+    view = Paginator(pages, owner_id=interaction.user.id, tr=tr, timeout=180)
+    await view.start(interaction, ephemeral=False)
+
+* `pages`: a non-empty sequence of `MessageData`; one page is sent without
+  buttons (there is nothing to turn). Any `Sequence` works, so pages can be
+  rendered lazily, when first shown.
+* Buttons: ◀ Previous, a disabled "page/total" indicator, Next ▶. Previous
+  is disabled on the first page, Next on the last.
+* Only `owner_id` may press them; anyone else gets an ephemeral
+  `NOT_YOURS` reply and the page does not move.
+* On timeout every button is disabled and the message edited once; a
+  message that is gone by then is logged, not raised.
+* `tr` localizes the fixed texts (`PREVIOUS`, `NEXT`, `NOT_YOURS`); their
+  Chinese lives in the `ZH_CN` catalog of a cog that uses the paginator.
+* `start` answers the interaction, or sends a follow-up if it was deferred.
+* Errors inside a button go to the bot's single error handler
+  (`bot.errors.handle_error`), like command errors.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import discord
+
+from paperbot.bot import errors
+from paperbot.bot.embeds import message_kwargs
+from paperbot.core.render import MessageData
+
+log = logging.getLogger(__name__)
+
+PREVIOUS = "Previous"
+NEXT = "Next"
+NOT_YOURS = "Only the person who ran this command can turn its pages."
+DEFAULT_TIMEOUT = 180.0
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+class Paginator(discord.ui.View):
+    """Previous/Next over `pages`; see the module docstring for the API."""
+
+    def __init__(
+        self,
+        pages: Sequence[MessageData],
+        *,
+        owner_id: int,
+        tr: Callable[[str], str] = _identity,
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> None:
+        if not pages:
+            raise ValueError("a paginator needs at least one page")
+        super().__init__(timeout=timeout)
+        # Kept as given: a lazy sequence renders a page only when it is shown.
+        self.pages = pages
+        self.owner_id = owner_id
+        self.index = 0
+        self._tr = tr
+        self._interaction: discord.Interaction[Any] | None = None
+        self._message: discord.Message | discord.WebhookMessage | None = None
+        self.previous.label = tr(PREVIOUS)
+        self.next.label = tr(NEXT)
+        self._sync_buttons()
+
+    @property
+    def page(self) -> MessageData:
+        return self.pages[self.index]
+
+    def _sync_buttons(self) -> None:
+        last = len(self.pages) - 1
+        self.previous.disabled = self.index == 0
+        self.next.disabled = self.index >= last
+        self.counter.label = f"{self.index + 1}/{len(self.pages)}"
+
+    async def start(
+        self, interaction: discord.Interaction[Any], *, ephemeral: bool = False
+    ) -> None:
+        """Send the first page (with buttons when there are several pages)."""
+        kwargs = message_kwargs(self.page)
+        self._interaction = interaction
+        several = len(self.pages) > 1
+        if interaction.response.is_done():
+            if several:
+                kwargs["view"] = self
+            self._message = await interaction.followup.send(
+                **kwargs, ephemeral=ephemeral, wait=True
+            )
+        else:
+            if several:
+                kwargs["view"] = self
+            await interaction.response.send_message(**kwargs, ephemeral=ephemeral)
+        if not several:
+            self.stop()
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        if interaction.user.id == self.owner_id:
+            return True
+        await interaction.response.send_message(
+            self._tr(NOT_YOURS), ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+        )
+        return False
+
+    async def show(self, interaction: discord.Interaction[Any], index: int) -> None:
+        """Turn to page `index` (clamped) by editing the message in place."""
+        self.index = max(0, min(index, len(self.pages) - 1))
+        self._sync_buttons()
+        await interaction.response.edit_message(**message_kwargs(self.page), view=self)
+
+    @discord.ui.button(label=PREVIOUS, emoji="◀️", style=discord.ButtonStyle.secondary)
+    async def previous(
+        self, interaction: discord.Interaction[Any], _button: discord.ui.Button[Paginator]
+    ) -> None:
+        await self.show(interaction, self.index - 1)
+
+    @discord.ui.button(label="1/1", style=discord.ButtonStyle.secondary, disabled=True)
+    async def counter(
+        self, interaction: discord.Interaction[Any], _button: discord.ui.Button[Paginator]
+    ) -> None:  # pragma: no cover - always disabled
+        await interaction.response.defer()
+
+    @discord.ui.button(label=NEXT, emoji="▶️", style=discord.ButtonStyle.secondary)
+    async def next(
+        self, interaction: discord.Interaction[Any], _button: discord.ui.Button[Paginator]
+    ) -> None:
+        await self.show(interaction, self.index + 1)
+
+    async def on_timeout(self) -> None:
+        for item in self.children:
+            if isinstance(item, discord.ui.Button):
+                item.disabled = True
+        try:
+            if self._message is not None:
+                await self._message.edit(view=self)
+            elif self._interaction is not None:
+                await self._interaction.edit_original_response(view=self)
+        except discord.HTTPException as exc:
+            # Deleted message or expired token: the buttons are gone anyway.
+            log.info("could not disable paginator buttons: %s", exc)
+
+    async def on_error(
+        self,
+        interaction: discord.Interaction[Any],
+        error: Exception,
+        item: discord.ui.Item[Any],
+        /,
+    ) -> None:
+        await errors.handle_error(interaction, error)

@@ -1,0 +1,269 @@
+"""Search results as Discord-safe plain data: pages of embeds, excerpts with
+the matched terms in bold, and the "nothing found" / "query too long" replies.
+
+Pure. Every string that comes from the corpus or the user is escaped for
+markdown and defused for mentions; every length is checked against
+`core.limits`, and bold markers are added only after trimming, around
+matches that survived it, so a trim can never leave a dangling `**`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import overload
+
+from paperbot.core import limits
+from paperbot.core.links import arxiv_search_url
+from paperbot.core.models import Paper
+from paperbot.core.query import ParsedQuery, QueryProblem
+from paperbot.core.render import ELLIPSIS, EmbedData, MessageData, defuse_mentions, trim
+
+# Fixed texts, in English; `tr` (English -> the reader's language) is applied
+# by the callers' catalogs (the search cog's ZH_CN).
+RESULTS = "🔎 {count} papers for **{query}**{more} · page {page}/{pages}"
+RESULTS_MORE = " (best {shown} of {total})"
+NOTHING_FOUND = "No papers found for **{query}**."
+DID_YOU_MEAN = "Did you mean:"
+TRY_AGAIN = "Try fewer or different words, English or Chinese, or drop the venue/year filter."
+NO_SUMMARY = "(no summary)"
+EMPTY_QUERY = (
+    "Type something to search for: a title, a word, 中文关键词, "
+    "or a venue and year such as NeurIPS 2023."
+)
+QUERY_TOO_LONG = (
+    "That query is too long: keep it under {limit} characters (a few keywords work best)."
+)
+NO_TERMS = (
+    "That query has no words to search for (only punctuation, symbols or emoji). "
+    "Try a title, a keyword or 中文关键词."
+)
+Translate = Callable[[str], str]
+
+
+def _same(text: str) -> str:
+    return text
+
+
+EXCERPT_CHARS = 360  # plain characters of summary shown per result
+_CONTEXT_BEFORE = 60  # characters kept before the first match
+# Inline markdown anywhere; block markup (quote, heading, list) only at the start.
+_MARKDOWN = re.compile(r"([\\*_~`|\[\]])|^([>#-])")
+_SENTENCE_START = re.compile(r"(?<=[。！？；.!?;])\s*")
+SEARCH_COLOR = 0x5865F2
+
+
+@dataclass(frozen=True, slots=True)
+class ResultItem:
+    """One search hit as the renderer needs it."""
+
+    paper: Paper
+    matched: tuple[str, ...]  # normalised strings to bold
+
+
+def escape_markdown(text: str) -> str:
+    """Backslash every character Discord markdown could act on."""
+    return _MARKDOWN.sub(lambda m: "\\" + (m.group(1) or m.group(2)), text)
+
+
+def safe_text(text: str) -> str:
+    """Corpus or user text made inert: no markdown, no mention look-alikes."""
+    return defuse_mentions(escape_markdown(text))
+
+
+def _fold_with_map(text: str) -> tuple[str, list[int]]:
+    """NFKC + casefold of `text`, with the source index of each folded char,
+    so a match found in folded form can be located in the original."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        folded = unicodedata.normalize("NFKC", ch).casefold()
+        out.append(folded)
+        where.extend([i] * len(folded))
+    return "".join(out), where
+
+
+def match_spans(text: str, needles: Sequence[str]) -> list[tuple[int, int]]:
+    """Non-overlapping (start, end) spans of `text` where any needle occurs,
+    compared case- and width-insensitively; Latin needles match whole words."""
+    folded, where = _fold_with_map(text)
+    spans: list[tuple[int, int]] = []
+    for needle in sorted({n for n in needles if n}, key=len, reverse=True):
+        pattern = re.escape(needle)
+        if needle.isascii():
+            pattern = rf"(?<![0-9a-z]){pattern}(?![0-9a-z])"
+        for m in re.finditer(pattern, folded):
+            if m.end() == m.start():
+                continue
+            start, end = where[m.start()], where[m.end() - 1] + 1
+            if all(end <= s or start >= e for s, e in spans):
+                spans.append((start, end))
+    return sorted(spans)
+
+
+def highlight(text: str, needles: Sequence[str]) -> str:
+    """Escape `text` and bold the needles in it."""
+    out: list[str] = []
+    at = 0
+    for start, end in match_spans(text, needles):
+        out.append(safe_text(text[at:start]))
+        out.append(f"**{safe_text(text[start:end])}**")
+        at = end
+    out.append(safe_text(text[at:]))
+    return "".join(out)
+
+
+def excerpt(summary: str, needles: Sequence[str], limit: int = EXCERPT_CHARS) -> str:
+    """A piece of the summary around its first match, trimmed cleanly (at a
+    sentence or word end), matches in bold; at most `limit` + markup chars."""
+    summary = " ".join(summary.split())
+    if not summary:
+        return ""
+    spans = match_spans(summary, needles)
+    start = 0
+    if spans and spans[0][0] > _CONTEXT_BEFORE:
+        first = spans[0][0]
+        # Start at the sentence holding the match if it begins close enough.
+        starts = [m.end() for m in _SENTENCE_START.finditer(summary, 0, first)]
+        close = [s for s in starts if first - s <= _CONTEXT_BEFORE * 2]
+        start = close[0] if close else first - _CONTEXT_BEFORE
+    piece = summary[start:]
+    prefix = ELLIPSIS if start > 0 else ""
+    plain = trim(piece, max(1, limit - len(prefix)))
+    body = highlight(plain, needles)
+    return prefix + body
+
+
+def result_embed(
+    item: ResultItem, *, position: int, total: int, budget: int, tr: Translate = _same
+) -> EmbedData:
+    """One paper: linked title, venue + year, excerpt; within `budget` chars."""
+    paper = item.paper
+    title = safe_text(trim(paper.title, limits.EMBED_TITLE_MAX // 2))
+    footer = f"{paper.venue} {paper.year} · {paper.area} · {position}/{total}"
+    footer = safe_text(trim(footer, 200))
+    room = budget - len(title) - len(footer)
+    limit = min(EXCERPT_CHARS, max(40, room // 2))
+    description = excerpt(paper.summary, item.matched, limit)
+    # Escapes and bold markers can at most double the text: shrink until it fits.
+    while description and len(description) > min(room, limits.EMBED_DESCRIPTION_MAX):
+        limit = max(1, int(limit * 0.8))
+        description = excerpt(paper.summary, item.matched, limit) if limit > 20 else ""
+    return EmbedData(
+        title=title,
+        url=arxiv_search_url(paper.title),
+        description=description or f"*{safe_text(tr(NO_SUMMARY))}*",
+        footer=footer,
+        color=SEARCH_COLOR,
+    )
+
+
+def describe_query(query: ParsedQuery, limit: int = 200) -> str:
+    """The query as shown back to the user: escaped, defused, short."""
+    text = " ".join(query.raw.split())
+    filters = [f for f in (query.venue, str(query.year) if query.year else None) if f]
+    shown = safe_text(trim(text, limit)) if text else ""
+    if filters:
+        shown = f"{shown} [{' '.join(safe_text(f) for f in filters)}]".strip()
+    return shown
+
+
+class ResultPages(Sequence[MessageData]):
+    """Pages of at most `page_size` embeds, each within every limit, rendered
+    when first read (a paginator usually shows one or two of ten)."""
+
+    def __init__(
+        self,
+        query: ParsedQuery,
+        items: Sequence[ResultItem],
+        *,
+        total: int,
+        page_size: int,
+        tr: Translate = _same,
+    ) -> None:
+        self._query = query
+        self._items = tuple(items)
+        self._total = total
+        self._size = max(1, min(page_size, limits.EMBEDS_PER_MESSAGE))
+        self._tr = tr
+        self._count = max(1, -(-len(self._items) // self._size))
+        self._rendered: dict[int, MessageData] = {}
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> MessageData: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[MessageData]: ...
+
+    def __getitem__(self, index: int | slice) -> MessageData | Sequence[MessageData]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        if index not in self._rendered:
+            self._rendered[index] = self._render(index)
+        return self._rendered[index]
+
+    def _render(self, number: int) -> MessageData:
+        tr, size = self._tr, self._size
+        count = len(self._items)
+        # Every embed gets an equal share of the 6,000 characters, minus a margin.
+        budget = (limits.EMBED_TOTAL_MAX - 100) // size
+        chunk = self._items[number * size : (number + 1) * size]
+        embeds = tuple(
+            result_embed(item, position=number * size + i + 1, total=count, budget=budget, tr=tr)
+            for i, item in enumerate(chunk)
+        )
+        more = ""
+        if self._total > count:
+            more = tr(RESULTS_MORE).format(shown=count, total=self._total)
+        content = tr(RESULTS).format(
+            count=count,
+            query=describe_query(self._query),
+            more=more,
+            page=number + 1,
+            pages=self._count,
+        )
+        return MessageData(content=trim(content, limits.CONTENT_MAX), embeds=embeds)
+
+
+def result_pages(
+    query: ParsedQuery,
+    items: Sequence[ResultItem],
+    *,
+    total: int,
+    page_size: int,
+    tr: Translate = _same,
+) -> list[MessageData]:
+    """Every page at once (see `ResultPages`)."""
+    return list(ResultPages(query, items, total=total, page_size=page_size, tr=tr))
+
+
+def nothing_found(
+    query: ParsedQuery, suggestions: Sequence[str], tr: Translate = _same
+) -> MessageData:
+    """No result: say so, and offer the closest titles if there are any."""
+    lines = [tr(NOTHING_FOUND).format(query=describe_query(query))]
+    if suggestions:
+        lines.append(tr(DID_YOU_MEAN))
+        lines.extend(f"• {safe_text(trim(t, 150))}" for t in suggestions[:5])
+    else:
+        lines.append(tr(TRY_AGAIN))
+    return MessageData(content=trim("\n".join(lines), limits.CONTENT_MAX))
+
+
+def query_problem(problem: QueryProblem, max_length: int, tr: Translate = _same) -> str:
+    """The answer to a query that cannot be searched."""
+    template = {
+        QueryProblem.EMPTY: EMPTY_QUERY,
+        QueryProblem.TOO_LONG: QUERY_TOO_LONG,
+        QueryProblem.NO_TERMS: NO_TERMS,
+    }[problem]
+    return tr(template).format(limit=max_length)

@@ -1,0 +1,258 @@
+"""Search as a use-case: keep the in-memory index current, answer queries.
+
+The index is built from the store (in a worker thread: it is CPU work),
+persisted beside the data tagged with the corpus version, and reused on the
+next start. Every search checks the corpus version (one cheap query): after
+a `paperbot load` changed papers the index is rebuilt; while a large rebuild
+runs, searches are answered from the previous index instead of waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import ParamSpec, TypeVar
+
+from paperbot.config import SearchSettings
+from paperbot.core import search as core
+from paperbot.core.models import Paper
+from paperbot.core.query import ParsedQuery, QueryProblem, parse_query
+from paperbot.storage import papers as paper_store
+from paperbot.storage import search_index as index_store
+from paperbot.storage.db import Database
+
+log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# How long a search waits for a rebuild after the corpus changed before it
+# answers from the previous index (small corpora rebuild well within this).
+FRESH_WAIT_SECONDS = 2.0
+# Above this many papers ranking runs in a worker thread, keeping the event
+# loop (Discord heartbeats, other commands) free while numpy works.
+THREAD_THRESHOLD = 20_000
+# A load shows up in search results at most this long after it committed.
+VERSION_TTL_SECONDS = 1.0
+# Results a caller can page through at most.
+MAX_RESULTS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    paper: Paper
+    score: float
+    matched: tuple[str, ...]  # normalised strings that matched, for highlighting
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: ParsedQuery
+    hits: tuple[SearchHit, ...] = ()
+    total: int = 0  # ranked papers (the re-ranker looks at the best 200)
+    suggestions: tuple[str, ...] = ()  # closest titles when nothing was found
+
+    @property
+    def problem(self) -> QueryProblem | None:
+        return self.query.problem
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStatus:
+    papers: int
+    corpus_version: int
+    source: str  # "built" or "stored"
+    seconds: float
+
+
+class SearchService:
+    """Holds the current index; shared by the CLI and the bot."""
+
+    def __init__(
+        self,
+        db: Database,
+        settings: SearchSettings,
+        expansions: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        self._db = db
+        self._settings = settings
+        self._expansions: Mapping[str, Sequence[str]] = expansions or {}
+        self._index: core.SearchIndex | None = None
+        self._version = -1
+        self._lock = asyncio.Lock()
+        self._rebuild: asyncio.Task[core.SearchIndex] | None = None
+        self.last_status: IndexStatus | None = None
+        self._seen_version = -1
+        self._checked_at: float | None = None
+
+    @property
+    def settings(self) -> SearchSettings:
+        return self._settings
+
+    def set_expansions(self, expansions: Mapping[str, Sequence[str]]) -> None:
+        """Cross-language aliases: normalised alias -> the topic's other aliases."""
+        self._expansions = expansions
+
+    # ------------------------------------------------------------ index
+
+    async def _corpus_version(self) -> int:
+        """The corpus version, read at most every `VERSION_TTL_SECONDS`: a
+        burst of searches shares one read instead of queueing one each."""
+        now = time.monotonic()
+        if self._checked_at is not None and now - self._checked_at < VERSION_TTL_SECONDS:
+            return self._seen_version
+        self._seen_version = await paper_store.corpus_version(self._db)
+        self._checked_at = time.monotonic()
+        return self._seen_version
+
+    def forget_version(self) -> None:
+        """Read the corpus version again at the next search (after a load)."""
+        self._checked_at = None
+
+    async def ensure_index(self) -> core.SearchIndex:
+        """The current index: in memory, else the stored one, else built now."""
+        version = await self._corpus_version()
+        if self._index is not None and self._version == version:
+            return self._index
+        if self._index is None:
+            return await self._refresh(version)
+        # Stale: rebuild in the background, answer from the old index if the
+        # rebuild takes longer than a search should.
+        if self._rebuild is None or self._rebuild.done():
+            self._rebuild = asyncio.create_task(self._refresh(version))
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._rebuild), FRESH_WAIT_SECONDS)
+        except TimeoutError:
+            log.info("search index rebuild still running; answering from the previous index")
+            return self._index
+
+    async def is_current(self) -> bool:
+        """True when a search can start at once: the index in memory is current."""
+        if self._index is None:
+            return False
+        return self._version == await self._corpus_version()
+
+    async def refresh(self) -> core.SearchIndex:
+        """Bring the index up to date now, waiting for any rebuild."""
+        self.forget_version()
+        version = await self._corpus_version()
+        if self._index is not None and self._version == version:
+            return self._index
+        return await self._refresh(version)
+
+    async def _refresh(self, version: int) -> core.SearchIndex:
+        async with self._lock:
+            if self._index is not None and self._version == version:
+                return self._index
+            start = time.perf_counter()
+            index = await self._load_stored(version)
+            source = "stored"
+            if index is None:
+                index = await self._build_and_store(version)
+                source = "built"
+            self._index, self._version = index, version
+            self.last_status = IndexStatus(index.size, version, source, time.perf_counter() - start)
+            log.info(
+                "search index %s: %d papers, corpus version %d, %.2fs",
+                source,
+                index.size,
+                version,
+                self.last_status.seconds,
+            )
+            return index
+
+    async def _load_stored(self, version: int) -> core.SearchIndex | None:
+        stored = await index_store.load_index(self._db)
+        if stored is None or stored.corpus_version != version:
+            return None
+        if stored.format != core.INDEX_FORMAT:
+            return None
+        try:
+            return await asyncio.to_thread(core.from_arrays, stored.arrays)
+        except (KeyError, ValueError, UnicodeDecodeError) as exc:
+            log.warning("stored search index unreadable (%s); rebuilding", exc)
+            return None
+
+    async def _build_and_store(self, version: int) -> core.SearchIndex:
+        columns = await index_store.paper_columns(self._db)
+        index = await asyncio.to_thread(
+            core.build_index_columns,
+            ids=columns.ids,
+            titles=columns.titles,
+            venues=columns.venues,
+            years=columns.years,
+            summaries=columns.summaries,
+        )
+        del columns
+        try:
+            await index_store.save_index(
+                self._db,
+                core.to_arrays(index),
+                corpus_version=version,
+                format=core.INDEX_FORMAT,
+            )
+        except sqlite3.Error as exc:
+            # A read-only or busy database costs a rebuild at the next start,
+            # not this search.
+            log.warning("could not store the search index: %s", exc)
+        return index
+
+    # ----------------------------------------------------------- search
+
+    async def venues(self) -> tuple[str, ...]:
+        """Loaded venue names (for autocomplete and query filters)."""
+        return (await self.ensure_index()).venues
+
+    async def parse(
+        self, query: str, *, venue: str | None = None, year: int | None = None
+    ) -> ParsedQuery:
+        index = await self.ensure_index()
+        return self._parse(index, query, venue, year)
+
+    def _parse(
+        self, index: core.SearchIndex, query: str, venue: str | None, year: int | None
+    ) -> ParsedQuery:
+        return parse_query(
+            query,
+            venues=index.venues,
+            venue=venue,
+            year=year,
+            max_length=self._settings.max_query_length,
+            expansions=self._expansions,
+        )
+
+    async def search(
+        self,
+        query: str,
+        *,
+        venue: str | None = None,
+        year: int | None = None,
+        limit: int = MAX_RESULTS,
+    ) -> SearchResult:
+        """Rank papers for a query; papers are fetched in one batch."""
+        index = await self.ensure_index()
+        parsed = self._parse(index, query, venue, year)
+        if parsed.problem is not None:
+            return SearchResult(parsed)
+        ranking = await self._run(core.rank, index, parsed)
+        if not ranking.ids:
+            suggestion_ids = await self._run(core.suggest_titles, index, parsed)
+            suggested = await paper_store.get_papers(self._db, suggestion_ids)
+            return SearchResult(parsed, suggestions=tuple(p.title for p in suggested))
+        ids = ranking.ids[:limit]
+        found = {p.id: p for p in await paper_store.get_papers(self._db, ids)}
+        hits = tuple(
+            SearchHit(found[pid], score, matched)
+            for pid, score, matched in zip(ids, ranking.scores, ranking.matched, strict=False)
+            if pid in found  # removed by a load since the index was built
+        )
+        return SearchResult(parsed, hits, total=len(ranking.ids))
+
+    async def _run(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """CPU work on the loop for small corpora, in a thread for large ones."""
+        if self._index is not None and self._index.size >= THREAD_THRESHOLD:
+            return await asyncio.to_thread(fn, *args, **kwargs)
+        return fn(*args, **kwargs)
