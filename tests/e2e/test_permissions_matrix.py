@@ -1,0 +1,102 @@
+"""Every command, as a server admin and as a plain member (and from a DM).
+
+The matrix must name every command the bot syncs: a new command fails
+`test_the_matrix_covers_every_synced_command` until its row is added.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import E2E
+from tests.fake_discord import CommandUnavailable, InteractionResult
+
+ERROR_ID = re.compile(r"(?:error id|错误编号) `[0-9a-f]{8}`")
+CHANNEL = object()  # stands for the guild's #papers channel
+
+
+@dataclass(frozen=True)
+class Row:
+    options: dict[str, Any] = field(default_factory=dict)
+    #: A member without Manage Server is refused with this message.
+    admin_only: bool = False
+    #: Offered in direct messages with the bot.
+    in_dms: bool = False
+
+
+MATRIX: dict[str, Row] = {
+    "about": Row(in_dms=True),
+    "search": Row({"query": "diffusion"}, in_dms=True),
+    "subscribe": Row({"topic": "diffusion"}),
+    "unsubscribe": Row({"topic": "diffusion"}),
+    "subscriptions": Row(),
+    "digest setup": Row({"channel": CHANNEL, "time": "08:00"}, admin_only=True),
+    "digest now": Row(admin_only=True),
+    "digest preview": Row(),
+    "digest off": Row(admin_only=True),
+}
+
+
+def synced_paths(commands: list[dict[str, Any]]) -> set[str]:
+    paths = set()
+    for command in commands:
+        subs = [o for o in command.get("options") or [] if o["type"] == 1]
+        paths |= {f"{command['name']} {s['name']}" for s in subs} or {command["name"]}
+    return paths
+
+
+def _options(e2e: E2E, row: Row) -> dict[str, Any]:
+    return {k: (e2e.channel if v is CHANNEL else v) for k, v in row.options.items()}
+
+
+def assert_answered_cleanly(result: InteractionResult) -> None:
+    assert result.callback_type in (4, 5), result
+    text = result.text()
+    assert text, "the bot must say something"
+    assert not ERROR_ID.search(text), f"a bug, not an answer: {text}"
+    assert "Traceback" not in text
+
+
+def _present(e2e: E2E, command: str) -> None:
+    if command not in synced_paths(e2e.fake.global_commands):
+        pytest.fail(f"/{command} is in the matrix but the bot does not sync it")
+
+
+async def test_the_matrix_covers_every_synced_command(e2e: E2E) -> None:
+    assert synced_paths(e2e.fake.global_commands) == set(MATRIX)
+
+
+@pytest.mark.parametrize("command", sorted(MATRIX))
+async def test_as_admin(e2e: E2E, command: str) -> None:
+    _present(e2e, command)
+    row = MATRIX[command]
+    result = await e2e.slash(command, user=e2e.admin, options=_options(e2e, row))
+    assert_answered_cleanly(result)
+    assert "You need the" not in result.text()
+
+
+@pytest.mark.parametrize("command", sorted(MATRIX))
+async def test_as_member(e2e: E2E, command: str) -> None:
+    _present(e2e, command)
+    row = MATRIX[command]
+    result = await e2e.slash(command, user=e2e.member, options=_options(e2e, row))
+    assert_answered_cleanly(result)
+    refused = "You need the Manage Server permission to use this command." in result.text()
+    assert refused is row.admin_only
+    if row.admin_only:
+        assert result.ephemeral
+
+
+@pytest.mark.parametrize("command", sorted(MATRIX))
+async def test_from_a_dm(e2e: E2E, command: str) -> None:
+    _present(e2e, command)
+    row = MATRIX[command]
+    if not row.in_dms:
+        with pytest.raises(CommandUnavailable):
+            await e2e.dm(command, options=_options(e2e, row))
+        return
+    assert_answered_cleanly(await e2e.dm(command, options=_options(e2e, row)))
