@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import E2E
-from tests.fake_discord import CommandUnavailable, InteractionResult
+from tests.fake_discord import CommandUnavailable, InteractionResult, button, message_text
 
 ERROR_ID = re.compile(r"(?:error id|错误编号) `[0-9a-f]{8}`")
 CHANNEL = object()  # stands for the guild's #papers channel
@@ -100,3 +100,41 @@ async def test_from_a_dm(e2e: E2E, command: str) -> None:
             await e2e.dm(command, options=_options(e2e, row))
         return
     assert_answered_cleanly(await e2e.dm(command, options=_options(e2e, row)))
+
+
+async def test_only_the_searcher_turns_the_pages(e2e: E2E) -> None:
+    result = await e2e.slash("search", query="diffusion")
+    message = result.message
+    assert message is not None and not result.ephemeral
+    assert button(message, "Previous")["disabled"] is True
+    first_page = message_text(message)
+    counter = button(message, "/")["label"]
+    assert counter.startswith("1/") and int(counter.split("/")[1]) >= 2
+
+    turned = await e2e.click(message, button(message, "Next")["custom_id"])
+    assert turned.callback_type == 7  # the message itself is edited
+    assert button(message, "/")["label"].startswith("2/")
+    assert message_text(message) != first_page
+    assert button(message, "Previous")["disabled"] is False
+
+    stranger = await e2e.click(message, button(message, "Next")["custom_id"], user=e2e.admin)
+    assert stranger.callback_type == 4 and stranger.ephemeral
+    assert "Only the person who ran this command" in stranger.content
+    assert button(message, "/")["label"].startswith("2/"), "a stranger must not turn the page"
+
+    back = await e2e.click(message, button(message, "Previous")["custom_id"])
+    assert back.callback_type == 7
+    assert message_text(message) == first_page
+
+
+async def test_the_last_page_disables_next(e2e: E2E) -> None:
+    result = await e2e.slash("search", query="diffusion")
+    message = result.message
+    assert message is not None
+    total = int(button(message, "/")["label"].split("/")[1])
+    for _ in range(total - 1):
+        await e2e.click(message, button(message, "Next")["custom_id"])
+    assert button(message, "/")["label"] == f"{total}/{total}"
+    assert button(message, "Next")["disabled"] is True
+    with pytest.raises(ValueError, match="disabled"):
+        await e2e.click(message, button(message, "Next")["custom_id"])

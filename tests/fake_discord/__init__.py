@@ -17,6 +17,7 @@ from tests.fake_discord.server import (
     InteractionResult,
     InteractionTimeout,
     RecordedRequest,
+    button,
     message_text,
 )
 
@@ -32,5 +33,6 @@ __all__ = [
     "InteractionResult",
     "InteractionTimeout",
     "RecordedRequest",
+    "button",
     "message_text",
 ]

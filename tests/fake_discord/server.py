@@ -194,6 +194,15 @@ def custom_ids(message: dict[str, Any]) -> list[str]:
     return found
 
 
+def button(message: dict[str, Any], label: str) -> dict[str, Any]:
+    """The button on `message` whose label contains `label` (custom ids are often random)."""
+    for row in message.get("components") or []:
+        for child in row.get("components") or []:
+            if child.get("type") == 2 and label in (child.get("label") or ""):
+                return dict(child)
+    raise LookupError(f"no button labelled {label!r} on the message")
+
+
 def message_text(message: dict[str, Any]) -> str:
     parts = [message.get("content") or ""]
     for embed in message.get("embeds") or []:
