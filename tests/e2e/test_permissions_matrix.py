@@ -138,3 +138,29 @@ async def test_the_last_page_disables_next(e2e: E2E) -> None:
     assert button(message, "Next")["disabled"] is True
     with pytest.raises(ValueError, match="disabled"):
         await e2e.click(message, button(message, "Next")["custom_id"])
+
+
+def autocomplete_options(commands: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    found = []
+    for command in commands:
+        subs = [o for o in command.get("options") or [] if o["type"] == 1]
+        for path, options in [
+            (f"{command['name']} {s['name']}", s.get("options") or []) for s in subs
+        ] or [(command["name"], command.get("options") or [])]:
+            found += [(path, o["name"]) for o in options if o.get("autocomplete")]
+    return found
+
+
+@pytest.mark.parametrize("typed", ["", "d", "扩散", "x" * 100])
+async def test_every_autocomplete_answers_within_limits(e2e: E2E, typed: str) -> None:
+    """Each autocompleted option, while typing anything (the fake validates the choices)."""
+    targets = autocomplete_options(e2e.fake.global_commands)
+    assert targets, "expected autocompleted options (topics, timezones, venues)"
+    for path, option in targets:
+        user = e2e.admin if MATRIX[path].admin_only else e2e.member
+        required = {k: v for k, v in _options(e2e, MATRIX[path]).items() if k != option}
+        choices = await e2e.autocomplete(
+            path, focused=option, user=user, options={**required, option: typed}
+        )
+        assert isinstance(choices, list)
+        assert len(choices) <= 25
