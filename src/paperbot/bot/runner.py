@@ -37,6 +37,10 @@ log = logging.getLogger(__name__)
 
 ENV_DISCORD_API = "PAPERBOT_DISCORD_API"
 REDACTED = "[token redacted]"
+#: Seconds from the signal to a closed Discord connection; the database closes after.
+STOP_BUDGET = 9.5
+#: Part of the budget kept for closing the connection after the grace.
+CLOSE_RESERVE = 0.5
 # Tasks discord.py creates for an interaction being handled (see CommandTree and View).
 _HANDLER_TASKS = ("CommandTree-invoker", "discord-ui-view-dispatch")
 
@@ -236,11 +240,20 @@ def _on_signal(stop: asyncio.Event, signum: int) -> None:
 
 
 async def _shutdown(bot: PaperBot, scheduler: SchedulerHandle, grace: float) -> None:
+    """Stop within STOP_BUDGET seconds whatever hangs (the grace is at most 9 s)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + STOP_BUDGET
     try:
-        await scheduler.stop()
+        async with asyncio.timeout(1.0):
+            await scheduler.stop()
     except Exception:  # the shutdown must go on whatever the scheduler does
         log.exception("stopping the digest scheduler failed")
+    grace = min(grace, max(0.0, deadline - loop.time() - CLOSE_RESERVE))
     unfinished = await drain(grace)
     if unfinished:
         log.warning("%d command(s) still running after %.1fs: closing anyway", unfinished, grace)
-    await bot.close()
+    try:
+        async with asyncio.timeout(max(0.5, deadline - loop.time())):
+            await bot.close()
+    except TimeoutError:
+        log.warning("the Discord connection did not close in time: leaving it")
