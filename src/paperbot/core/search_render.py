@@ -85,22 +85,30 @@ def _fold_with_map(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
-def match_spans(text: str, needles: Sequence[str]) -> list[tuple[int, int]]:
-    """Non-overlapping (start, end) spans of `text` where any needle occurs,
-    compared case- and width-insensitively; Latin needles match whole words."""
-    folded, where = _fold_with_map(text)
-    spans: list[tuple[int, int]] = []
-    for needle in sorted({n for n in needles if n}, key=len, reverse=True):
+def _needle_pattern(needles: Sequence[str]) -> re.Pattern[str] | None:
+    """One alternation, longest needle first; Latin needles match whole words."""
+    parts = []
+    for needle in sorted({n for n in needles if n}, key=lambda n: (-len(n), n)):
         pattern = re.escape(needle)
         if needle.isascii():
             pattern = rf"(?<![0-9a-z]){pattern}(?![0-9a-z])"
-        for m in re.finditer(pattern, folded):
-            if m.end() == m.start():
-                continue
-            start, end = where[m.start()], where[m.end() - 1] + 1
-            if all(end <= s or start >= e for s, e in spans):
-                spans.append((start, end))
-    return sorted(spans)
+        parts.append(pattern)
+    return re.compile("|".join(parts)) if parts else None
+
+
+def match_spans(text: str, needles: Sequence[str]) -> list[tuple[int, int]]:
+    """Non-overlapping (start, end) spans of `text` where any needle occurs,
+    compared case- and width-insensitively; Latin needles match whole words."""
+    pattern = _needle_pattern(needles)
+    if pattern is None:
+        return []
+    folded, where = _fold_with_map(text)
+    spans: list[tuple[int, int]] = []
+    for m in pattern.finditer(folded):
+        start, end = where[m.start()], where[m.end() - 1] + 1
+        if not spans or start >= spans[-1][1]:
+            spans.append((start, end))
+    return spans
 
 
 def highlight(text: str, needles: Sequence[str]) -> str:
@@ -115,20 +123,28 @@ def highlight(text: str, needles: Sequence[str]) -> str:
     return "".join(out)
 
 
+def _first_match(text: str, needles: Sequence[str]) -> int | None:
+    pattern = _needle_pattern(needles)
+    if pattern is None:
+        return None
+    folded, where = _fold_with_map(text)
+    found = pattern.search(folded)
+    return where[found.start()] if found else None
+
+
 def excerpt(summary: str, needles: Sequence[str], limit: int = EXCERPT_CHARS) -> str:
     """A piece of the summary around its first match, trimmed cleanly (at a
     sentence or word end), matches in bold; at most `limit` + markup chars."""
     summary = " ".join(summary.split())
     if not summary:
         return ""
-    spans = match_spans(summary, needles)
     start = 0
-    if spans and spans[0][0] > _CONTEXT_BEFORE:
-        first = spans[0][0]
+    first = _first_match(summary, needles)
+    if first is not None and first > _CONTEXT_BEFORE:
         # Start at the sentence holding the match if it begins close enough.
         starts = [m.end() for m in _SENTENCE_START.finditer(summary, 0, first)]
-        close = [s for s in starts if first - s <= _CONTEXT_BEFORE * 2]
-        start = close[0] if close else first - _CONTEXT_BEFORE
+        close = [s for s in starts if first - s <= _CONTEXT_BEFORE]
+        start = close[-1] if close else first - _CONTEXT_BEFORE // 2
     piece = summary[start:]
     prefix = ELLIPSIS if start > 0 else ""
     plain = trim(piece, max(1, limit - len(prefix)))

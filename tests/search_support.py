@@ -1,0 +1,34 @@
+"""Shared by the search tests: the shipped corpus as Paper objects (no database)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from paperbot.config import BUNDLED_CORPUS
+from paperbot.core.corpus import decode, merge_entries, parse_text
+from paperbot.core.models import Paper
+from paperbot.core.search import SearchIndex, build_index
+
+
+@cache
+def real_papers() -> tuple[Paper, ...]:
+    """The bundled corpus merged into papers, ids 1..n in title-key order."""
+    files = []
+    for path in sorted(BUNDLED_CORPUS.glob("*.txt")):
+        text = decode(path.read_bytes(), path.name)
+        assert isinstance(text, str)
+        files.append(parse_text(text, path.name, "预训练"))
+    records = sorted(merge_entries(e for f in files for e in f.entries), key=lambda r: r.key)
+    return tuple(
+        Paper(i, r.title, r.venue, r.year, r.area, r.summaries, r.sources)
+        for i, r in enumerate(records, start=1)
+    )
+
+
+@cache
+def real_index() -> SearchIndex:
+    return build_index(real_papers())
+
+
+def title_of(paper_id: int) -> str:
+    return next(p.title for p in real_papers() if p.id == paper_id)

@@ -1,0 +1,105 @@
+"""Reading queries: normalisation, venue/year filters, bad queries, expansion."""
+
+from __future__ import annotations
+
+import pytest
+
+from paperbot.core.query import QueryProblem, Term, expand_terms, parse_query
+
+VENUES = ("ICLR", "ICML", "NeurIPS")
+
+
+@pytest.mark.parametrize(
+    ("raw", "terms", "venue", "year"),
+    [
+        ("QLoRA", ["qlora"], None, None),
+        ("ＱＬｏＲＡ", ["qlora"], None, None),  # full-width -> NFKC
+        ("數據混合", ["数据混合"], None, None),  # traditional -> simplified
+        ("資料去重", ["数据去重"], None, None),  # Taiwan vocabulary (tw2sp)
+        ("MoE路由", ["moe", "路由"], None, None),  # split at the script boundary
+        ("数据混合，去重", ["数据混合", "去重"], None, None),  # full-width comma splits
+        ("NeurIPS 2023 QLoRA", ["qlora"], "NeurIPS", 2023),
+        ("ICLR 2026 Shampoo", ["shampoo"], "ICLR", 2026),
+        ("neurips2023 qlora", ["qlora"], "NeurIPS", 2023),  # glued venue+year
+        ("2025 scaling", ["scaling"], None, 2025),
+        ("GPT 4 scaling", ["gpt", "scaling"], None, None),  # 4 is no year; one letter is noise
+        ("mixture of experts", ["mixture", "experts"], None, None),  # stop word dropped
+        ("sp\u200bec\u202eulative", ["speculative"], None, None),  # invisible controls removed
+        ("EMNLP diffusion", ["emnlp", "diffusion"], None, None),  # not a loaded venue: a word
+    ],
+)
+def test_terms_and_filters(raw: str, terms: list[str], venue: str | None, year: int | None) -> None:
+    parsed = parse_query(raw, venues=VENUES)
+    assert parsed.problem is None
+    assert [t.text for t in parsed.terms] == terms
+    assert (parsed.venue, parsed.year) == (venue, year)
+
+
+@pytest.mark.parametrize(
+    ("raw", "problem"),
+    [
+        ("", QueryProblem.EMPTY),
+        ("   \t\n ", QueryProblem.EMPTY),
+        ("\u200b\u202e\u2066", QueryProblem.EMPTY),  # RTL/bidi controls only
+        ("x" * 3000, QueryProblem.TOO_LONG),
+        ("🙂🔥🚀", QueryProblem.NO_TERMS),
+        ("?!…，。、", QueryProblem.NO_TERMS),
+        ('" OR 1=1 --', QueryProblem.NO_TERMS),
+        ("*", QueryProblem.NO_TERMS),
+        ("the of and", QueryProblem.NO_TERMS),
+    ],
+)
+def test_bad_queries_are_classified(raw: str, problem: QueryProblem) -> None:
+    parsed = parse_query(raw, venues=VENUES, max_length=300)
+    assert parsed.problem is problem
+    assert parsed.terms == ()
+
+
+def test_length_limit_counts_visible_characters() -> None:
+    assert parse_query("a" * 300, max_length=300).problem is None
+    assert parse_query("a" * 301, max_length=300).problem is QueryProblem.TOO_LONG
+    # Invisible characters do not count against the limit.
+    assert parse_query("ab" + "\u200b" * 400, max_length=300).problem is None
+
+
+def test_options_win_over_the_query_and_are_canonicalised() -> None:
+    parsed = parse_query("ICLR 2026 shampoo", venues=VENUES, venue="neurips", year=2023)
+    assert (parsed.venue, parsed.year) == ("NeurIPS", 2023)
+    assert [t.text for t in parsed.terms] == ["shampoo"]
+
+
+def test_filter_only_query() -> None:
+    parsed = parse_query("NeurIPS 2023", venues=VENUES)
+    assert parsed.problem is None and parsed.is_filter_only
+    assert parse_query("", venue="ICLR").is_filter_only
+
+
+EXPANSIONS = {
+    "混合专家": ("mixture of experts", "moe", "专家混合"),
+    "mixture of experts": ("混合专家", "moe"),
+    "moe": ("混合专家", "mixture of experts"),
+    "去重": ("deduplication",),
+}
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (["混合专家"], [Term("混合专家", ("mixture of experts", "moe"))]),  # other script only
+        (["混合专家模型"], [Term("混合专家", ("mixture of experts", "moe")), Term("模型")]),
+        (["数据去重"], [Term("数据"), Term("去重", ("deduplication",))]),
+        (
+            ["sparse", "mixture", "of", "experts"],
+            [Term("sparse"), Term("mixture of experts", ("混合专家",))],
+        ),
+        (["moe"], [Term("moe", ("混合专家",))]),
+        (["experts"], [Term("experts")]),
+    ],
+)
+def test_expansion_hook(words: list[str], expected: list[Term]) -> None:
+    assert list(expand_terms(words, EXPANSIONS)) == expected
+
+
+def test_expansion_keeps_stop_words_inside_an_alias() -> None:
+    parsed = parse_query("Mixture of Experts", expansions=EXPANSIONS)
+    assert [t.text for t in parsed.terms] == ["mixture of experts"]
