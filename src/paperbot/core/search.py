@@ -638,16 +638,16 @@ class _Text:
     def _split(self) -> list[str]:
         if self._words is None:
             words = latin_words(self.text)
-            bounds = {0}
-            at = 0
-            for w in words:
-                self._folded.setdefault(fold_word(w), w)
-                at += len(w)
-                bounds.add(at)
             self._words = words
-            self._compact = "".join(words)
-            self._bounds = frozenset(bounds)
+            self._folded = dict(zip(map(fold_word, words), words, strict=True))
         return self._words
+
+    def _join(self) -> None:
+        """Run-together words and their boundaries, for `has_piece` only."""
+        if self._words is None or not self._bounds:
+            words = self._split()
+            self._compact = "".join(words)
+            self._bounds = frozenset(itertools.accumulate(map(len, words), initial=0))
 
     @property
     def words(self) -> list[str]:
@@ -662,7 +662,7 @@ class _Text:
     @property
     def compact(self) -> str:
         """The Latin words run together."""
-        self._split()
+        self._join()
         return self._compact
 
     def has_piece(self, piece: str) -> bool:
