@@ -202,3 +202,15 @@ async def test_cooldown_comes_from_settings(cog: Search, bot: MockBot) -> None:
         assert await checks[0](interaction)
     with pytest.raises(app_commands.CommandOnCooldown):
         await checks[0](interaction)
+
+
+async def test_cog_load_warms_the_index(cog: Search, bot: MockBot) -> None:
+    assert not await bot.app.search.is_current()
+    await cog.cog_load()
+    assert cog._warmup is not None
+    await cog._warmup
+    assert await bot.app.search.is_current()
+    await cog.cog_unload()
+    interaction = MockInteraction(client=bot)
+    await run(cog, interaction, "diffusion")
+    interaction.response.defer.assert_not_awaited()  # warm: answered at once

@@ -26,6 +26,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -698,9 +699,9 @@ def rerank_one(
     for term in terms:
         best, hits = _term_match(term.text, fields)
         for alt in term.alternatives:
-            for alt_tok_score, alt_hits in [_phrase_match(normalize(alt), fields)]:
-                if alt_tok_score * _ALTERNATIVE > best:
-                    best, hits = alt_tok_score * _ALTERNATIVE, alt_hits
+            alt_score, alt_hits = _phrase_match(_normalized(alt), fields)
+            if alt_score * _ALTERNATIVE > best:
+                best, hits = alt_score * _ALTERNATIVE, alt_hits
         strengths.append(best)
         matched.extend(hits)
     _credit_joined_pairs(terms, fields, strengths, matched)
@@ -715,13 +716,24 @@ def rerank_one(
     return coverage + bonus, tuple(dict.fromkeys(matched))
 
 
+# The same few query strings are looked at for every candidate: cache them.
+@lru_cache(maxsize=4096)
+def _parts(text: str) -> tuple[str, ...]:
+    return tuple(tokens(text))
+
+
+@lru_cache(maxsize=4096)
+def _normalized(text: str) -> str:
+    return normalize(text)
+
+
 def _term_match(text: str, fields: tuple[_Text, _Text]) -> tuple[float, list[str]]:
     """Best match of one term in title or summary (summary x 0.7).
 
     A term of several tokens (an alias like `mixture of experts`) scores 1
     as a phrase, else 0.95 x the mean of its tokens' matches.
     """
-    parts = tokens(text)
+    parts = _parts(text)
     if len(parts) > 1:
         best, hits = _phrase_match(text, fields)
         if best < _EXACT:
@@ -757,7 +769,7 @@ def _phrase_match(alias: str, fields: tuple[_Text, _Text]) -> tuple[float, list[
 def _contains_phrase(field: _Text, alias: str) -> bool:
     """Whole-word containment for Latin aliases (RL never matches URL),
     plain containment for anything with CJK."""
-    parts = tokens(alias)
+    parts = _parts(alias)
     if not parts:
         return False
     if any(is_cjk_run(p) for p in parts):

@@ -41,6 +41,12 @@ VERSION_TTL_SECONDS = 1.0
 MAX_RESULTS = 50
 
 
+def _log_failure(task: asyncio.Task[core.SearchIndex]) -> None:
+    """A background rebuild nobody awaited any more still reports its failure."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("search index rebuild failed", exc_info=task.exception())
+
+
 @dataclass(frozen=True, slots=True)
 class SearchHit:
     paper: Paper
@@ -122,7 +128,8 @@ class SearchService:
         # Stale: rebuild in the background, answer from the old index if the
         # rebuild takes longer than a search should.
         if self._rebuild is None or self._rebuild.done():
-            self._rebuild = asyncio.create_task(self._refresh(version))
+            self._rebuild = asyncio.create_task(self._refresh(version), name="search-rebuild")
+            self._rebuild.add_done_callback(_log_failure)
         try:
             return await asyncio.wait_for(asyncio.shield(self._rebuild), FRESH_WAIT_SECONDS)
         except TimeoutError:
