@@ -8,7 +8,7 @@ found, so a paper covering more of the query scores higher, typos still
 share most trigrams, and a Chinese phrase that is not verbatim in a summary
 still matches through its bigrams. One `np.bincount` does the sum.
 
-Stage 2 re-ranks the best few hundred candidates term by term: exact word
+Stage 2 re-ranks the best hundred candidates term by term: exact word
 or phrase, a run-together/split form, a rapidfuzz typo match, or bigram
 coverage for Chinese; titles count above summaries and the stage-1 score is
 blended in so re-ranking never loses a paper stage 1 found clearly.

@@ -58,7 +58,7 @@ class SearchHit:
 class SearchResult:
     query: ParsedQuery
     hits: tuple[SearchHit, ...] = ()
-    total: int = 0  # ranked papers (the re-ranker looks at the best 200)
+    total: int = 0  # ranked papers (the re-ranker looks at the best `CANDIDATES`)
     suggestions: tuple[str, ...] = ()  # closest titles when nothing was found
 
     @property
