@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from paperbot.core.corpus import PARSER_VERSION, decode, parse_text, plan_load
-from paperbot.core.models import Entry, PaperRecord, ParsedFile, Problem
+from paperbot.core.corpus import PARSER_VERSION, decode, loaded_files, parse_text, plan_load
+from paperbot.core.models import ParsedFile, Problem
+from paperbot.core.text import title_key
 from paperbot.storage import papers
 from paperbot.storage.db import Database
 
@@ -93,19 +94,6 @@ def _read_one(path: Path, default_area: str, known: Mapping[str, str]) -> _FileR
     return _FileRead(path.name, fingerprint, parse_text(text, path.name, default_area))
 
 
-def _stored_files(existing: Mapping[str, PaperRecord], names: set[str]) -> list[ParsedFile]:
-    """What unchanged files said last time, rebuilt from the stored entries."""
-    by_file: dict[str, list[Entry]] = {name: [] for name in names}
-    for record in existing.values():
-        for entry in record.entries:
-            if entry.source.file in by_file:
-                by_file[entry.source.file].append(entry)
-    return [
-        ParsedFile(name, tuple(sorted(entries, key=lambda e: e.source.line)), ())
-        for name, entries in by_file.items()
-    ]
-
-
 def file_fingerprint(data: bytes, default_area: str) -> str:
     """Changes when the bytes, the default area or the parser change."""
     digest = hashlib.sha256(f"{PARSER_VERSION}\0{default_area}\0".encode())
@@ -123,8 +111,8 @@ async def load_corpus(
 ) -> LoadReport:
     """Parse the files and apply the result in one transaction.
 
-    A file whose fingerprint matches the last load is not parsed again: its
-    stored entries stand in for it, so the report reads as for a full parse.
+    A file whose fingerprint matches the last load is not parsed again; the
+    report still counts its entries and papers as unchanged.
     """
     files = corpus_files(paths)
     known = await papers.file_fingerprints(db)
@@ -133,24 +121,27 @@ async def load_corpus(
         reads.append(_read_one(path, default_area, known))
         if progress is not None:
             progress(path)
-    existing = await papers.existing_records(db)
-    parsed = [r.result for r in reads if isinstance(r.result, ParsedFile)]
-    unchanged = _stored_files(existing, {r.name for r in reads if r.result is None})
-    plan = plan_load(existing, [*parsed, *unchanged])
-    # Only files that really loaded get a new fingerprint (not broken ones).
-    loaded = {f.file for f in parsed if f.entries or not f.problems}
-    fingerprints = {r.name: r.fingerprint for r in reads if r.fingerprint and r.name in loaded}
+    parsed = loaded_files([r.result for r in reads if isinstance(r.result, ParsedFile)])
+    names = {f.file for f in parsed}
+    keys = {title_key(e.title) for f in parsed for e in f.entries}
+    plan = plan_load(await papers.records_touching(db, names, keys), parsed)
+    fingerprints = {r.name: r.fingerprint for r in reads if r.fingerprint and r.name in names}
     await papers.apply_load(db, plan, now, fingerprints)
+    same_entries, same_keys = await papers.file_contents(
+        db, {r.name for r in reads if r.result is None}
+    )
+    entries = plan.entries_read + same_entries
     problems = [r.result for r in reads if isinstance(r.result, Problem)]
+    problems += [p for r in reads if isinstance(r.result, ParsedFile) for p in r.result.problems]
     report = LoadReport(
         files=len(files),
-        entries=plan.entries_read,
+        entries=entries,
         new=len(plan.inserts),
         updated=len(plan.updates),
-        unchanged=plan.unchanged,
+        unchanged=plan.unchanged + len(same_keys - plan.touched),
         removed=len(plan.removals),
-        duplicates_merged=plan.duplicates_merged,
-        problems=(*problems, *(p for f in parsed for p in f.problems)),
+        duplicates_merged=entries - len(plan.touched | same_keys),
+        problems=tuple(problems),
     )
     log.info(
         "loaded %d files: %d new, %d updated, %d unchanged, %d problems",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -24,14 +24,39 @@ class VenueCount:
     papers: int
 
 
-async def existing_records(db: Database) -> dict[str, PaperRecord]:
-    """Every stored paper as the record it was loaded from, by key."""
-    async with db.conn.execute("SELECT key, title, venue, year, area, entries FROM papers") as cur:
+async def records_touching(
+    db: Database, files: Collection[str], keys: Collection[str]
+) -> dict[str, PaperRecord]:
+    """Stored papers that a load of these files can change, as records, by key:
+    those with an entry from one of the files, or with one of the keys.
+
+    Only these are decoded into Python objects, so reloading one file of a
+    large corpus stays cheap in time and memory.
+    """
+    sql = (
+        "SELECT key, title, venue, year, area, entries FROM papers"
+        " WHERE key IN (SELECT value FROM json_each(?1))"
+        " OR EXISTS (SELECT 1 FROM json_each(papers.entries) AS e"
+        "  WHERE json_extract(e.value, '$.file') IN (SELECT value FROM json_each(?2)))"
+    )
+    params = (json.dumps(list(keys), ensure_ascii=False), json.dumps(list(files)))
+    async with db.conn.execute(sql, params) as cur:
         rows = await cur.fetchall()
     return {
         key: PaperRecord(key, title, venue, year, area, _decode_entries(entries))
         for key, title, venue, year, area, entries in rows
     }
+
+
+async def file_contents(db: Database, files: Collection[str]) -> tuple[int, set[str]]:
+    """How many stored entries these files gave, and the keys of their papers."""
+    sql = (
+        "SELECT p.key FROM papers AS p, json_each(p.entries) AS e"
+        " WHERE json_extract(e.value, '$.file') IN (SELECT value FROM json_each(?))"
+    )
+    async with db.conn.execute(sql, (json.dumps(list(files)),)) as cur:
+        keys = [key for (key,) in await cur.fetchall()]
+    return len(keys), set(keys)
 
 
 async def file_fingerprints(db: Database) -> dict[str, str]:
@@ -55,12 +80,13 @@ async def apply_load(
         await conn.executemany(
             "INSERT INTO papers (key, title, venue, year, area, entries, summaries,"
             " added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(*_row(r), stamp, stamp) for r in plan.inserts],
+            # Generators: rows are encoded as SQLite takes them, never all at once.
+            ((*_row(r), stamp, stamp) for r in plan.inserts),
         )
         await conn.executemany(
             "UPDATE papers SET title = ?, venue = ?, year = ?, area = ?, entries = ?,"
             " summaries = ?, updated_at = ? WHERE key = ?",
-            [(*_row(r)[1:], stamp, r.key) for r in plan.updates],
+            ((*_row(r)[1:], stamp, r.key) for r in plan.updates),
         )
         await conn.executemany("DELETE FROM papers WHERE key = ?", [(k,) for k in plan.removals])
         await conn.executemany(
