@@ -72,6 +72,27 @@ async def test_guild_sync_goes_to_the_configured_guild(
     assert all(c["guild_id"] == str(guild) for c in fake_discord.guild_commands[guild])
 
 
+async def test_moving_to_global_sync_clears_the_development_guild(
+    fake_discord: FakeDiscord, start_bot: StartBot, e2e_settings: Settings
+) -> None:
+    guild = next(iter(fake_discord.guilds))
+    developing = await start_bot(with_bot(e2e_settings, sync_guild=guild))
+    assert fake_discord.guild_commands[guild]
+    await stop_bot(developing)
+
+    production = await start_bot(e2e_settings)
+    assert production.synced is True
+    # The guild's own copies are gone, so members don't see every command twice.
+    assert fake_discord.guild_commands[guild] == []
+    assert fake_discord.syncs[-2:] == [(None, fake_discord.syncs[-2][1]), (guild, [])]
+    await stop_bot(production)
+
+    # Cleared once: a later global start has nothing left to clear.
+    again = await start_bot(e2e_settings)
+    assert again.synced is False
+    assert not fake_discord.requests_to("PUT", rf"/guilds/{guild}/commands$")[2:]
+
+
 async def test_guild_commands_answer_in_that_guild(
     fake_discord: FakeDiscord, start_bot: StartBot, e2e_settings: Settings
 ) -> None:

@@ -14,9 +14,11 @@ from paperbot import __version__
 from paperbot.bot import errors
 from paperbot.bot.translator import CatalogTranslator
 from paperbot.services.app import App
-from paperbot.storage.meta import get_meta, set_meta
+from paperbot.storage.meta import delete_meta, get_meta, meta_keys, set_meta
 
 log = logging.getLogger(__name__)
+
+_SYNC_KEY_PREFIX = "command_sync:"
 
 # One extension per feature (python-discord/bot style).
 EXTENSIONS: tuple[str, ...] = (
@@ -74,7 +76,7 @@ class PaperBot(commands.Bot):
             self.tree.copy_global_to(guild=guild)
         target = f"guild {guild_id}" if guild_id else "global"
         digest = await self._commands_digest(guild)
-        key = f"command_sync:{guild_id or 'global'}"
+        key = f"{_SYNC_KEY_PREFIX}{guild_id or 'global'}"
         if await get_meta(self.app.db, key) == digest:
             log.info("application commands unchanged since the last sync (%s): not syncing", target)
             self.synced = False
@@ -97,7 +99,29 @@ class PaperBot(commands.Bot):
         await set_meta(self.app.db, key, digest)
         log.info("synced %d application commands (%s)", len(synced), target)
         self.synced = True
+        if guild is None:
+            await self._clear_development_guilds()
         return True
+
+    async def _clear_development_guilds(self) -> None:
+        """Remove commands an earlier guild sync left behind.
+
+        A guild that got its own copy while developing would otherwise show
+        every command twice once the global commands arrive.
+        """
+        for key in await meta_keys(self.app.db, _SYNC_KEY_PREFIX):
+            suffix = key.removeprefix(_SYNC_KEY_PREFIX)
+            if not suffix.isdigit():
+                continue
+            guild = discord.Object(id=int(suffix))
+            self.tree.clear_commands(guild=guild)
+            try:
+                await self.tree.sync(guild=guild)
+            except discord.HTTPException as exc:
+                log.warning("could not clear the commands of guild %s: %s", suffix, exc)
+                continue
+            await delete_meta(self.app.db, key)
+            log.info("cleared the development commands of guild %s", suffix)
 
     async def _commands_digest(self, guild: discord.abc.Snowflake | None) -> str:
         commands_ = self.tree.get_commands(guild=guild)

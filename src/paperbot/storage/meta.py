@@ -18,3 +18,15 @@ async def set_meta(db: Database, key: str, value: str) -> None:
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+
+async def meta_keys(db: Database, prefix: str) -> list[str]:
+    """Keys starting with `prefix`, sorted."""
+    sql = "SELECT key FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key"
+    async with db.conn.execute(sql, (len(prefix), prefix)) as cursor:
+        return [str(key) for (key,) in await cursor.fetchall()]
+
+
+async def delete_meta(db: Database, key: str) -> None:
+    async with db.transaction() as conn:
+        await conn.execute("DELETE FROM meta WHERE key = ?", (key,))
