@@ -13,6 +13,7 @@ from paperbot.services.corpus import load_corpus
 from paperbot.storage.db import Database
 
 FIXED_NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+REPO = Path(__file__).parents[1]
 
 
 @pytest.fixture
@@ -33,3 +34,14 @@ async def loaded_db(db: Database, bundled_corpus: Path) -> Database:
     """The database with the shipped corpus loaded."""
     await load_corpus(db, [bundled_corpus], default_area="预训练", now=FIXED_NOW)
     return db
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run the CLI in-process with the repo's config file and a database of
+    its own in tmp_path, whatever the developer's environment says."""
+    monkeypatch.setenv("PAPERBOT_CONFIG", str(REPO / "config" / "paperbot.toml"))
+    monkeypatch.setenv("PAPERBOT_DB", str(tmp_path / "cli.sqlite3"))
+    for name in ("PAPERBOT_CORPUS", "PAPERBOT_SYNC_GUILD", "PAPERBOT_LOG_LEVEL", "DISCORD_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path

@@ -17,12 +17,8 @@ REPO = Path(__file__).parents[1]
 
 
 @pytest.fixture(autouse=True)
-def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PAPERBOT_CONFIG", str(REPO / "config" / "paperbot.toml"))
-    monkeypatch.setenv("PAPERBOT_DB", str(tmp_path / "cli.sqlite3"))
-    for name in ("PAPERBOT_CORPUS", "PAPERBOT_SYNC_GUILD", "PAPERBOT_LOG_LEVEL", "DISCORD_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
+def isolated_env(cli_env: Path) -> Path:
+    return cli_env
 
 
 def test_topics_json_reports_coverage(capsys: pytest.CaptureFixture[str]) -> None:
