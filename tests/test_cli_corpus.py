@@ -11,8 +11,6 @@ import pytest
 
 from paperbot.cli import main
 
-REPO = Path(__file__).parents[1]
-
 
 @pytest.fixture(autouse=True)
 def isolated_env(cli_env: Path) -> Path:

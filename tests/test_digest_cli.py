@@ -13,7 +13,6 @@ from paperbot.cli import main
 from paperbot.config import load_settings
 from paperbot.services.app import App
 
-REPO = Path(__file__).parents[1]
 GUILD = 4242
 
 

@@ -13,8 +13,6 @@ from paperbot.cli import main
 from paperbot.config import load_settings
 from paperbot.services.app import App
 
-REPO = Path(__file__).parents[1]
-
 
 @pytest.fixture(autouse=True)
 def isolated_env(cli_env: Path) -> Path:
