@@ -125,3 +125,22 @@ async def test_drain_reports_handlers_still_running_after_the_grace() -> None:
     assert await drain(grace=0.01) == 1
     assert await drain(grace=0) == 1
     task.cancel()
+
+
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (discord.PrivilegedIntentsRequired(None), "refused the gateway intents"),
+        (discord.ConnectionClosed(None, shard_id=None, code=4000), "could not stay connected"),
+    ],
+)
+async def test_a_gateway_failure_becomes_one_worded_error(
+    error: discord.DiscordException, message: str
+) -> None:
+    async def fail() -> None:
+        raise error
+
+    task = asyncio.create_task(fail())
+    await asyncio.wait({task})
+    with pytest.raises(runner.DiscordUnavailable, match=message):
+        runner._raise_gateway_failure(task)

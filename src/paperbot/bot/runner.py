@@ -49,6 +49,10 @@ class TokenRejected(Exception):
     """Discord refused the token (HTTP 401 on login)."""
 
 
+class DiscordUnavailable(Exception):
+    """The gateway gave up: refused intents, or a connection beyond retries."""
+
+
 class TokenRedactor(logging.Filter):
     """Replace the token wherever it would appear in a log line, tracebacks included."""
 
@@ -216,8 +220,7 @@ async def run(
         ready.cancel()
         stopping.cancel()
         if connection.done():
-            # The gateway gave up (bad intents, auth, network beyond retries).
-            connection.result()
+            _raise_gateway_failure(connection)
             return 0
         await _shutdown(bot, scheduler, settings.bot.shutdown_grace_seconds)
         with contextlib.suppress(asyncio.CancelledError):
@@ -231,6 +234,16 @@ async def run(
             for signum in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(signum)
         log.info("paperbot stopped")
+
+
+def _raise_gateway_failure(connection: asyncio.Task[None]) -> None:
+    """Turn the gateway's own exception into one the CLI can word."""
+    try:
+        connection.result()
+    except discord.PrivilegedIntentsRequired as exc:
+        raise DiscordUnavailable("Discord refused the gateway intents the bot asked for") from exc
+    except discord.DiscordException as exc:
+        raise DiscordUnavailable(f"could not stay connected to Discord: {exc}") from exc
 
 
 def _on_signal(stop: asyncio.Event, signum: int) -> None:

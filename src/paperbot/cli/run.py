@@ -34,8 +34,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if not secret:
         return fail(NO_TOKEN, EXIT_USAGE)
     # Imported here so the other subcommands never pay for importing discord.py.
-    import discord
-
     from paperbot.bot import runner
 
     level = "DEBUG" if args.verbose else settings.bot.log_level
@@ -52,9 +50,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return fail(f"configuration error: {exc}", EXIT_USAGE)
     except (StorageError, CorpusPathError) as exc:
         return fail(str(exc), EXIT_PROBLEMS)
-    except discord.PrivilegedIntentsRequired:
-        return fail("Discord refused the gateway intents the bot asked for", EXIT_PROBLEMS)
-    except discord.DiscordException as exc:
-        return fail(f"could not stay connected to Discord: {exc}", EXIT_PROBLEMS)
+    except runner.DiscordUnavailable as exc:
+        return fail(str(exc), EXIT_PROBLEMS)
     except KeyboardInterrupt:
         return EXIT_OK
