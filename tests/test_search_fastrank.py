@@ -1,0 +1,78 @@
+"""The fast re-ranker gives exactly `rerank_one`'s scores (it only skips work)."""
+
+from __future__ import annotations
+
+import pytest
+
+from paperbot.core.query import parse_query
+from paperbot.core.search import (
+    rank,
+    rerank_one,
+    rerank_scores,
+    stage1_scores,
+    top_candidates,
+)
+from tests.search_support import real_index
+
+VENUES = ("ICLR", "ICML", "NeurIPS")
+EXPANSIONS = {
+    "mixture of experts": ("混合专家", "moe"),
+    "混合专家": ("mixture of experts", "moe"),
+    "moe": ("mixture of experts", "混合专家"),
+}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "speculative decoding",
+        "data selection for language models",
+        "language model scaling law",
+        "shampo optimizer",
+        "toolformr",
+        "speculativ decodng",
+        "quantizaton",
+        "refined web",
+        "refinedweb",
+        "scissor hands",
+        "scisorhands",
+        "QLoRA",
+        "lora",
+        "DPO",
+        "optimisation",
+        "secretly a reward model",
+        "数据去重",
+        "权重衰减和批大小",
+        "熵",
+        "RoPE 单头",
+        "Pre-LN 方差",
+        "MoE 路由",
+        "混合专家",
+        "mixture of experts",
+        "NeurIPS 2023 QLoRA",
+        "zzzz qqqq",
+    ],
+)
+def test_fast_scores_equal_rerank_one(query: str) -> None:
+    index = real_index()
+    parsed = parse_query(query, venues=VENUES, expansions=EXPANSIONS)
+    s1, weights = stage1_scores(index, parsed.terms)
+    cands = top_candidates(s1, 400)
+    phrase = parsed.phrase or parsed.text
+    fast = rerank_scores(index, cands, parsed.terms, phrase, weights)
+    slow = [
+        rerank_one(index.titles[p], index.summaries[p], parsed.terms, phrase, weights)[0]
+        for p in cands.tolist()
+    ]
+    assert fast == slow
+
+
+@pytest.mark.parametrize(("query", "highlight"), [("speculative decoding", 2), ("QLoRA", 0)])
+def test_highlight_only_for_the_first_results(query: str, highlight: int) -> None:
+    parsed = parse_query(query, venues=VENUES)
+    full = rank(real_index(), parsed, limit=5)
+    part = rank(real_index(), parsed, limit=5, highlight=highlight)
+    assert part.ids == full.ids and part.scores == full.scores
+    assert part.matched[:highlight] == full.matched[:highlight]
+    assert all(m == () for m in part.matched[highlight:])
+    assert any(full.matched)
