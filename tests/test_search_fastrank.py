@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from paperbot.core.query import parse_query
@@ -76,3 +77,33 @@ def test_highlight_only_for_the_first_results(query: str, highlight: int) -> Non
     assert part.matched[:highlight] == full.matched[:highlight]
     assert all(m == () for m in part.matched[highlight:])
     assert any(full.matched)
+
+
+def _scores(n: int, nonzero: int, seed: int, ties: bool) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    out = np.zeros(n)
+    values = rng.integers(1, 4, nonzero) / 4 if ties else rng.random(nonzero) + 0.01
+    out[rng.choice(n, nonzero, replace=False)] = values
+    return out
+
+
+@pytest.mark.parametrize(
+    ("n", "nonzero", "k", "ties"),
+    [
+        (100_000, 60_000, 100, False),
+        (100_000, 1_000, 100, False),
+        (100_000, 50, 100, False),
+        (100_000, 0, 100, False),
+        (100_000, 30_000, 100, True),
+        (10_000, 5_000, 100, False),
+        (50_000, 20_000, 10, False),
+    ],
+)
+def test_top_candidates_hold_the_k_best(n: int, nonzero: int, k: int, ties: bool) -> None:
+    scores = _scores(n, nonzero, seed=n + nonzero, ties=ties)
+    got = top_candidates(scores, k)
+    assert len(got) == min(k, nonzero)
+    assert np.all(scores[got] > 0)
+    # The k-th best score bounds what was chosen; ties may pick either paper.
+    best = np.sort(scores)[::-1][: min(k, nonzero)]
+    assert sorted(scores[got].tolist(), reverse=True) == best.tolist()

@@ -490,13 +490,34 @@ def term_scores(index: SearchIndex, term: Term) -> TermScores:
 def stage1_scores(
     index: SearchIndex, terms: Sequence[Term]
 ) -> tuple[NDArray[np.float64], list[float]]:
-    """Per paper the weighted mean of the term scores (in [0, 1]), and the weights."""
-    total = np.zeros(index.size, dtype=np.float64)
+    """Per paper the weighted mean of the term scores (in [0, 1]), and the weights.
+
+    Terms without aliases are summed by one `np.bincount` over all their
+    postings instead of one dense array per term and field.
+    """
+    n = index.size
+    total = np.zeros(n, dtype=np.float64)
     weights: list[float] = []
+    docs: list[NDArray[np.int32]] = []
+    shares: list[NDArray[np.float64]] = []
     for term in terms:
-        found = term_scores(index, term)
-        total += found.weight * found.scores
-        weights.append(found.weight)
+        if term.alternatives:
+            found = term_scores(index, term)
+            total += found.weight * found.scores
+            weights.append(found.weight)
+            continue
+        postings = _text_postings(index, term.text)
+        if isinstance(postings, TermScores):
+            total += postings.weight * postings.scores
+            weights.append(postings.weight)
+            continue
+        weight, parts = postings
+        for part_docs, part_shares in parts:
+            docs.append(part_docs)
+            shares.append(part_shares * weight)
+        weights.append(weight)
+    if docs:
+        total += np.bincount(np.concatenate(docs), weights=np.concatenate(shares), minlength=n)
     if weights:
         total /= sum(weights)
     return total, weights
@@ -504,8 +525,28 @@ def stage1_scores(
 
 def _text_scores(index: SearchIndex, text: str) -> TermScores:
     """Stage 1 of one term or alias (an alias may hold several words)."""
+    postings = _text_postings(index, text)
+    if isinstance(postings, TermScores):
+        return postings
+    weight, parts = postings
     n = index.size
-    out = np.zeros(n, dtype=np.float64)
+    if not parts:
+        return TermScores(np.zeros(n, dtype=np.float64), weight)
+    scores = np.bincount(
+        np.concatenate([d for d, _ in parts]),
+        weights=np.concatenate([w for _, w in parts]),
+        minlength=n,
+    ).astype(np.float64, copy=False)
+    return TermScores(scores, weight)
+
+
+_Postings = tuple[float, list[tuple[NDArray[np.int32], NDArray[np.float64]]]]
+
+
+def _text_postings(index: SearchIndex, text: str) -> _Postings | TermScores:
+    """A term's stage 1 as (weight, [(papers, share per posting)]), already
+    scaled by field weight, or dense scores for a common single character."""
+    n = index.size
     toks = tokens(normalize(text))
     if len(toks) == 1 and len(toks[0]) == 1 and _cjk_char(ord(toks[0])):
         key = (_UNIGRAM << _TAG_SHIFT) | ord(toks[0])
@@ -513,7 +554,7 @@ def _text_scores(index: SearchIndex, text: str) -> TermScores:
             return _scan_char(index, toks[0])
     grams = [g for tok in toks for g in term_grams(tok)]
     if not grams or n == 0:
-        return TermScores(out, 1.0)
+        return 1.0, []
     keys = np.array([k for k, _ in grams], dtype=np.int64)
     shares = np.array([s for _, s in grams], dtype=np.float64)
     positions = [(field, field.lookup(keys)) for field in (index.title, index.summary)]
@@ -521,11 +562,12 @@ def _text_scores(index: SearchIndex, text: str) -> TermScores:
     for field, pos in positions:
         df_both[pos >= 0] += field.df(pos[pos >= 0])
     weight = max(float(np.log1p(n / np.maximum(df_both, 1)).mean()), 0.1)
+    parts = []
     for (field, pos), field_weight in zip(positions, (TITLE_WEIGHT, SUMMARY_WEIGHT), strict=True):
-        part = _field_scores(field, pos, shares, n)
+        part = _field_postings(field, pos, shares, n)
         if part is not None:
-            out += field_weight * part
-    return TermScores(out, weight)
+            parts.append((part[0], part[1] * field_weight))
+    return weight, parts
 
 
 def _scan_char(index: SearchIndex, char: str) -> TermScores:
@@ -542,6 +584,16 @@ def _field_scores(
     field: FieldIndex, pos: NDArray[np.int64], shares: NDArray[np.float64], n: int
 ) -> NDArray[np.float64] | None:
     """Per paper, the IDF-weighted share of the grams found in this field."""
+    part = _field_postings(field, pos, shares, n)
+    if part is None:
+        return None
+    return np.bincount(part[0], weights=part[1], minlength=n).astype(np.float64, copy=False)
+
+
+def _field_postings(
+    field: FieldIndex, pos: NDArray[np.int64], shares: NDArray[np.float64], n: int
+) -> tuple[NDArray[np.int32], NDArray[np.float64]] | None:
+    """The postings of the found grams, each with its gram's IDF-weighted share."""
     found = pos >= 0
     if not found.any():
         return None
@@ -560,20 +612,41 @@ def _field_scores(
     starts = field.indptr[pos[usable]]
     ends = field.indptr[pos[usable] + 1]
     docs = np.concatenate([field.docs[s:e] for s, e in zip(starts, ends, strict=True)])
-    w = np.repeat(weight[usable] / total, ends - starts)
-    return np.bincount(docs, weights=w, minlength=n).astype(np.float64, copy=False)
+    return docs, np.repeat(weight[usable] / total, ends - starts)
 
 
 def top_candidates(
     scores: NDArray[np.float64], k: int, mask: NDArray[np.bool_] | None = None
 ) -> NDArray[np.int64]:
     """Positions of the k best non-zero scores (unordered)."""
-    nz = np.flatnonzero(scores)
+    nz = _above_sample_threshold(scores, k) if mask is None else None
+    if nz is None:
+        nz = np.flatnonzero(scores)
     if mask is not None:
         nz = nz[mask[nz]]
     if len(nz) > k:
         nz = nz[np.argpartition(-scores[nz], k - 1)[:k]]
     return nz.astype(np.int64)
+
+
+_SAMPLE_STEP = 16
+
+
+def _above_sample_threshold(scores: NDArray[np.float64], k: int) -> NDArray[np.int64] | None:
+    """The positions scoring at least a threshold read off every 16th score,
+    when that leaves at least k non-zero ones (then they hold the k best);
+    else None. `flatnonzero` over a large, half non-zero array costs more
+    than the ranking it feeds."""
+    if len(scores) < 64 * k:
+        return None
+    sample = scores[::_SAMPLE_STEP]
+    # About 2k/16 sampled scores above it: some 2k papers overall.
+    j = min(len(sample), 2 * (k // _SAMPLE_STEP + 1))
+    threshold = float(np.partition(sample, len(sample) - j)[len(sample) - j])
+    if threshold <= 0:
+        return None
+    above = np.flatnonzero(scores >= threshold)
+    return above if len(above) >= k else None
 
 
 def rank(
@@ -640,7 +713,7 @@ class _Text:
     def __init__(self, text: str) -> None:
         self.text = text
         self._words: list[str] | None = None
-        self._folded: dict[str, str] = {}
+        self._folded: dict[str, str] | None = None
         self._compact = ""
         self._bounds: frozenset[int] = frozenset()
 
@@ -650,9 +723,7 @@ class _Text:
 
     def _split(self) -> list[str]:
         if self._words is None:
-            words = latin_words(self.text)
-            self._words = words
-            self._folded = dict(zip(map(fold_word, words), words, strict=True))
+            self._words = latin_words(self.text)
         return self._words
 
     def _join(self) -> None:
@@ -668,8 +739,10 @@ class _Text:
 
     @property
     def folded(self) -> dict[str, str]:
-        """Folded (stemmed) word -> the first word in the text with that fold."""
-        self._split()
+        """Folded (stemmed) word -> a word in the text with that fold (the last)."""
+        if self._folded is None:
+            words = self._split()
+            self._folded = dict(zip(map(fold_word, words), words, strict=True))
         return self._folded
 
     @property
@@ -795,12 +868,12 @@ def _term_strengths(
             if in_title[i]:
                 out.append(_EXACT)
                 continue
-            best = _latin_match(text, t)[0]
+            best = _latin_near(text, t)
             if best < _EXACT * _SUMMARY_FACTOR:
                 if in_summary[i]:
                     best = _EXACT * _SUMMARY_FACTOR
                 elif best < _SUBSTRING * _SUMMARY_FACTOR:
-                    strength = _latin_match(text, s)[0] * _SUMMARY_FACTOR
+                    strength = _latin_near(text, s) * _SUMMARY_FACTOR
                     if strength > best:
                         best = strength
             out.append(best)
@@ -911,6 +984,17 @@ def _contains_phrase(field: _Text, alias: str) -> bool:
     if len(parts) == 1:
         return fold_word(parts[0]) in field.folded
     return f" {' '.join(parts)} " in f" {' '.join(field.words)} "
+
+
+def _latin_near(word: str, field: _Text) -> float:
+    """`_latin_match`'s strength when the word is known not to occur exactly."""
+    if len(word) < 4 or not field.words:
+        return 0.0
+    if field.has_piece(word):
+        return _SUBSTRING
+    cutoff = 80 if len(word) >= 5 else 86
+    best = process.extractOne(word, field.words, scorer=fuzz.ratio, score_cutoff=cutoff)
+    return _FUZZY * best[1] / 100 if best is not None else 0.0
 
 
 def _latin_match(word: str, field: _Text) -> tuple[float, list[str]]:

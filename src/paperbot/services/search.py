@@ -244,7 +244,7 @@ class SearchService:
         parsed = self._parse(index, query, venue, year)
         if parsed.problem is not None:
             return SearchResult(parsed)
-        ranking = await self._run(core.rank, index, parsed)
+        ranking = await self._run(core.rank, index, parsed, highlight=limit)
         if not ranking.ids:
             suggestion_ids = await self._run(core.suggest_titles, index, parsed)
             suggested = await paper_store.get_papers(self._db, suggestion_ids)
