@@ -265,10 +265,8 @@ def build_field(texts: Sequence[str], chunk: int = 4096) -> FieldIndex:
             packed[at : at + len(piece)] = piece
             at += len(piece)
         del part, unigrams, keep
-    used = packed[:at]
-    used.sort()
-    field = _field_from_packed(used, doc_bits)
-    del used, packed
+    packed[:at].sort()
+    field = _field_from_packed(packed, at, doc_bits)
     common = ((_UNIGRAM << _TAG_SHIFT) | common_cps).astype(np.int64)
     return FieldIndex(field.keys, field.indptr, field.docs, common)
 
@@ -310,27 +308,40 @@ def _packed_chunk(texts: Sequence[str], start: int, chunk: int, doc_bits: int) -
     return packed[np.r_[True, packed[1:] != packed[:-1]]]
 
 
-def _field_from_packed(packed: NDArray[np.int64], doc_bits: int) -> FieldIndex:
-    """Split sorted (gram, paper) pairs into vocabulary, offsets and postings,
-    slice by slice so no second full-size int64 array is made."""
+def _field_from_packed(buffer: NDArray[np.int64], size: int, doc_bits: int) -> FieldIndex:
+    """Split the sorted (gram, paper) pairs in `buffer[:size]` into
+    vocabulary, offsets and postings.
+
+    The int32 postings are written over the front of the buffer itself
+    (block i's postings only cover pairs already read), then the buffer is
+    shrunk in place: no second postings-sized array is ever allocated.
+    `buffer` must own its memory and have no other views; it becomes the
+    postings' storage.
+    """
     step = 1 << 20
-    docs = np.empty(len(packed), dtype=np.int32)
+    docs32 = buffer.view(np.int32)
     starts: list[NDArray[np.int64]] = []
     previous = -1
     mask = (1 << doc_bits) - 1
-    for lo in range(0, len(packed), step):
-        block = packed[lo : lo + step]
-        docs[lo : lo + len(block)] = block & mask
+    for lo in range(0, size, step):
+        block = buffer[lo : min(lo + step, size)]
         gram = block >> doc_bits
+        paper = (block & mask).astype(np.int32)
+        del block
         change = np.empty(len(gram), dtype=np.bool_)
         change[0] = gram[0] != previous
         np.not_equal(gram[1:], gram[:-1], out=change[1:])
-        starts.append(np.flatnonzero(change) + lo)
+        first = np.flatnonzero(change)
+        starts.append(np.stack([first + lo, gram[first]]))
         previous = int(gram[-1])
-    first = np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)
-    keys = packed[first] >> doc_bits
-    indptr = np.append(first, len(packed)).astype(np.int64)
-    return FieldIndex(keys=keys.astype(np.int64), indptr=indptr, docs=docs)
+        docs32[lo : lo + len(paper)] = paper
+    del docs32
+    both = np.concatenate(starts, axis=1) if starts else np.zeros((2, 0), dtype=np.int64)
+    keys = both[1].astype(np.int64)
+    indptr = np.append(both[0], size).astype(np.int64)
+    buffer.resize(((size + 1) // 2,), refcheck=False)
+    docs = buffer.view(np.int32)[:size]
+    return FieldIndex(keys=keys, indptr=indptr, docs=docs)
 
 
 def _empty_field() -> FieldIndex:
