@@ -82,7 +82,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         folder = Path(tmp)
         papers = synthetic_papers(args.papers + max(1, args.papers // 100))
         write_corpus(folder / "corpus", papers[: args.papers])
-        write_corpus(folder / "more", papers[args.papers :])
+        # Own file names: the loader tells files apart by name, and pages of
+        # the same name would replace the first load's instead of adding to it.
+        for page in write_corpus(folder / "more", papers[args.papers :]):
+            page.rename(page.with_name(f"more-{page.name}"))
         del papers
         db_path = folder / "bench.sqlite3"
 
