@@ -222,3 +222,34 @@ def test_cli_search_text(
     monkeypatch.setenv("PAPERBOT_DB", str(loaded_db.path))
     assert main(argv) == code
     assert text in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("part_bytes", [8, 24, 1 << 20])
+async def test_large_arrays_round_trip_in_parts(
+    db: Database, monkeypatch: pytest.MonkeyPatch, part_bytes: int
+) -> None:
+    monkeypatch.setattr(index_store, "PART_BYTES", part_bytes)
+    arrays = {
+        "a": np.arange(37, dtype=np.int64),
+        "t": core.to_arrays(core.build_index([]))["titles"],
+        "m": np.arange(6, dtype=np.int32).reshape(2, 3),
+    }
+    await index_store.save_index(db, iter(arrays.items()), corpus_version=3, format=1)
+    async with db.conn.execute("SELECT count(*) FROM search_index") as cur:
+        row = await cur.fetchone()
+    assert row is not None
+    assert (row[0] > len(arrays)) == (part_bytes < 37 * 8)
+    stored = await index_store.load_index(db)
+    assert stored is not None
+    for name, array in arrays.items():
+        assert (
+            np.array_equal(stored.arrays[name], array) and stored.arrays[name].shape == array.shape
+        )
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [(), ("",), ("a", ""), ("数据去重", "qlora", "x" * 10_000), tuple(map(str, range(9000)))],
+)
+def test_texts_round_trip(texts: tuple[str, ...]) -> None:
+    assert core._unpack_texts(core._pack_texts(texts)) == texts

@@ -19,11 +19,12 @@ arrays (`to_arrays`/`from_arrays`).
 
 from __future__ import annotations
 
+import codecs
 import itertools
 import re
 import unicodedata
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from functools import lru_cache
@@ -1160,22 +1161,26 @@ def baseline_rank(
 
 def to_arrays(index: SearchIndex) -> dict[str, NDArray[Any]]:
     """The index as named arrays, to persist (texts as UTF-8 byte arrays)."""
-    return {
-        "ids": index.ids,
-        "years": index.years,
-        "venue_codes": index.venue_codes,
-        "venues": _pack_texts(index.venues),
-        "titles": _pack_texts(index.titles),
-        "summaries": _pack_texts(index.summaries),
-        "title_keys": index.title.keys,
-        "title_indptr": index.title.indptr,
-        "title_docs": index.title.docs,
-        "title_common": index.title.common,
-        "summary_keys": index.summary.keys,
-        "summary_indptr": index.summary.indptr,
-        "summary_docs": index.summary.docs,
-        "summary_common": index.summary.common,
-    }
+    return dict(iter_arrays(index))
+
+
+def iter_arrays(index: SearchIndex) -> Iterator[tuple[str, NDArray[Any]]]:
+    """`to_arrays` lazily: each text array is packed only when asked for, so
+    a writer holds one of them at a time."""
+    yield "ids", index.ids
+    yield "years", index.years
+    yield "venue_codes", index.venue_codes
+    yield "venues", _pack_texts(index.venues)
+    yield "titles", _pack_texts(index.titles)
+    yield "summaries", _pack_texts(index.summaries)
+    yield "title_keys", index.title.keys
+    yield "title_indptr", index.title.indptr
+    yield "title_docs", index.title.docs
+    yield "title_common", index.title.common
+    yield "summary_keys", index.summary.keys
+    yield "summary_indptr", index.summary.indptr
+    yield "summary_docs", index.summary.docs
+    yield "summary_common", index.summary.common
 
 
 def from_arrays(arrays: Mapping[str, NDArray[Any]]) -> SearchIndex:
@@ -1209,16 +1214,34 @@ def from_arrays(arrays: Mapping[str, NDArray[Any]]) -> SearchIndex:
 _TEXT_SEP = "\x00"
 
 
-def _pack_texts(texts: Sequence[str]) -> NDArray[np.uint8]:
+def _pack_texts(texts: Sequence[str], chunk: int = 4096) -> NDArray[np.uint8]:
     # NUL separates the texts; a text holding one is refused, not misread.
-    joined = _TEXT_SEP.join(texts)
-    if len(texts) and joined.count(_TEXT_SEP) != len(texts) - 1:
-        raise ValueError("texts to persist must not contain NUL")
-    return np.frombuffer(("1" + joined).encode("utf-8") if texts else b"0", dtype=np.uint8)
+    # Encoded a chunk at a time: no full-size joined string is ever made.
+    if not texts:
+        return np.frombuffer(b"0", dtype=np.uint8)
+    parts = [b"1"]
+    for start in range(0, len(texts), chunk):
+        part = texts[start : start + chunk]
+        joined = _TEXT_SEP.join(part)
+        if joined.count(_TEXT_SEP) != len(part) - 1:
+            raise ValueError("texts to persist must not contain NUL")
+        if start:
+            parts.append(_TEXT_SEP.encode("utf-8"))
+        parts.append(joined.encode("utf-8"))
+    out = np.empty(sum(len(p) for p in parts), dtype=np.uint8)
+    at = 0
+    while parts:
+        piece = parts.pop(0)
+        out[at : at + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
+        at += len(piece)
+    return out
 
 
 def _unpack_texts(data: NDArray[np.uint8]) -> tuple[str, ...]:
-    text = data.tobytes().decode("utf-8")
-    if text[:1] == "0":
+    text, _ = codecs.utf_8_decode(np.ascontiguousarray(data).data, "strict", True)
+    if text[:1] != "1":
         return ()
-    return tuple(text[1:].split(_TEXT_SEP))
+    texts = text.split(_TEXT_SEP)
+    del text
+    texts[0] = texts[0][1:]
+    return tuple(texts)

@@ -8,7 +8,7 @@ reader can tell whether it is still current without unpickling anything.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,29 +25,52 @@ class StoredIndex:
     arrays: dict[str, NDArray[Any]]
 
 
+# Large arrays are stored as several rows (`name`, `name#1`, ...) of at most
+# this many bytes: a save or load then never holds a second full copy of a
+# tens-of-megabytes array (SQLite copies every bound blob).
+PART_BYTES = 8 << 20
+_PART_SEP = "#"
+
+
+def _parts(array: NDArray[Any]) -> list[NDArray[Any]]:
+    flat = np.ascontiguousarray(array)
+    if flat.ndim != 1 or flat.nbytes <= PART_BYTES:
+        return [flat]
+    step = max(1, PART_BYTES // max(1, flat.itemsize))
+    return [flat[i : i + step] for i in range(0, len(flat), step)]
+
+
 async def save_index(
-    db: Database, arrays: Mapping[str, NDArray[Any]], *, corpus_version: int, format: int
+    db: Database,
+    arrays: Mapping[str, NDArray[Any]] | Iterable[tuple[str, NDArray[Any]]],
+    *,
+    corpus_version: int,
+    format: int,
 ) -> None:
-    """Replace the stored index with these arrays, in one transaction."""
-    rows = [
-        (
-            name,
-            corpus_version,
-            format,
-            array.dtype.str,
-            json.dumps(list(array.shape)),
-            # A view, not a copy: the arrays can be tens of megabytes.
-            np.ascontiguousarray(array).data.cast("B"),
-        )
-        for name, array in arrays.items()
-    ]
+    """Replace the stored index with these arrays, in one transaction.
+
+    `arrays` may be a lazy iterable of (name, array): each array is written
+    (in parts) before the next one is asked for.
+    """
+    items = arrays.items() if isinstance(arrays, Mapping) else arrays
+    sql = (
+        "INSERT INTO search_index (name, corpus_version, format, dtype, shape, data)"
+        " VALUES (?, ?, ?, ?, ?, ?)"
+    )
     async with db.transaction() as conn:
         await conn.execute("DELETE FROM search_index")
-        await conn.executemany(
-            "INSERT INTO search_index (name, corpus_version, format, dtype, shape, data)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            rows,
-        )
+        for name, array in items:
+            if _PART_SEP in name:
+                raise ValueError(f"array name must not contain {_PART_SEP!r}: {name}")
+            for i, part in enumerate(_parts(array)):
+                row_name = name if i == 0 else f"{name}{_PART_SEP}{i}"
+                shape = json.dumps(list(part.shape))
+                # A view, not a copy: the arrays can be tens of megabytes.
+                data = part.data.cast("B")
+                await conn.execute(
+                    sql, (row_name, corpus_version, format, part.dtype.str, shape, data)
+                )
+            del array
 
 
 async def stored_version(db: Database) -> tuple[int, int] | None:
@@ -63,16 +86,43 @@ async def stored_version(db: Database) -> tuple[int, int] | None:
 async def load_index(db: Database) -> StoredIndex | None:
     """The stored index, or None when there is none (or it is inconsistent).
 
-    Arrays are read-only views over the fetched bytes: no copy is made.
+    Each array is allocated once and filled part by part.
     """
     version = await stored_version(db)
     if version is None:
         return None
-    async with db.conn.execute("SELECT name, dtype, shape, data FROM search_index") as cur:
-        rows = await cur.fetchall()
+    async with db.conn.execute("SELECT name, dtype, shape FROM search_index") as cur:
+        meta = list(await cur.fetchall())
+    layout: dict[str, list[tuple[int, str, str, list[int]]]] = {}
+    for row_name, dtype, shape in meta:
+        base, _, number = str(row_name).partition(_PART_SEP)
+        layout.setdefault(base, []).append(
+            (int(number or 0), str(row_name), str(dtype), json.loads(shape))
+        )
     arrays: dict[str, NDArray[Any]] = {}
-    for name, dtype, shape, data in rows:
-        arrays[str(name)] = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(json.loads(shape))
+    for base, parts in layout.items():
+        parts.sort()
+        dtype = np.dtype(parts[0][2])
+        shape = parts[0][3] if len(parts) == 1 else [sum(p[3][0] for p in parts)]
+        out = np.empty(shape, dtype=dtype)
+        flat = out.reshape(-1)
+        at = 0
+        for _, row_name, part_dtype, _ in parts:
+            async with db.conn.execute(
+                "SELECT data FROM search_index WHERE name = ?", (row_name,)
+            ) as cur:
+                row = await cur.fetchone()
+            if row is None or np.dtype(part_dtype) != dtype:
+                return None  # changed under us: treat as absent
+            piece = np.frombuffer(row[0], dtype=dtype)
+            if at + len(piece) > len(flat):
+                return None
+            flat[at : at + len(piece)] = piece
+            at += len(piece)
+            del row, piece
+        if at != len(flat):
+            return None
+        arrays[base] = out
     return StoredIndex(corpus_version=version[0], format=version[1], arrays=arrays)
 
 
