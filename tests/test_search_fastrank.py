@@ -107,3 +107,40 @@ def test_top_candidates_hold_the_k_best(n: int, nonzero: int, k: int, ties: bool
     # The k-th best score bounds what was chosen; ties may pick either paper.
     best = np.sort(scores)[::-1][: min(k, nonzero)]
     assert sorted(scores[got].tolist(), reverse=True) == best.tolist()
+
+
+def _reference_field(texts: list[str]) -> dict[int, list[int]]:
+    """gram -> papers, one text at a time (no chunks, no counting sort)."""
+    from paperbot.core.search import _char_grams, _word_grams
+
+    postings: dict[int, set[int]] = {}
+    for i, text in enumerate(texts):
+        keys = np.concatenate([_char_grams([text])[0], _word_grams([text])[0]])
+        for key in keys.tolist():
+            postings.setdefault(key, set()).add(i)
+    return {k: sorted(v) for k, v in postings.items()}
+
+
+@pytest.mark.parametrize(
+    ("texts", "chunk"),
+    [
+        (["speculative decoding", "数据去重 和 指纹", "", "!!!", "qlora 的 lora"], 2),
+        (["的的的", "的模型", "的数据", "模型的"], 1),
+        ([f"paper {i} 数据{'去重' if i % 3 else '混合'}" for i in range(50)], 7),
+        (["x"], 4096),
+        (["a", "", "b", ""], 1),
+        ([""], 4096),
+    ],
+)
+def test_build_field_matches_a_plain_inverted_index(texts: list[str], chunk: int) -> None:
+    from paperbot.core.search import build_field
+
+    field = build_field(texts, chunk=chunk)
+    common = set(field.common.tolist())
+    expected = {k: v for k, v in _reference_field(texts).items() if k not in common}
+    got = {
+        int(k): field.docs[field.indptr[i] : field.indptr[i + 1]].tolist()
+        for i, k in enumerate(field.keys)
+    }
+    assert got == expected
+    assert list(field.keys) == sorted(field.keys)

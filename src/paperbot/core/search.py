@@ -233,15 +233,17 @@ def _normalize_bulk(texts: list[str], chunk: int = 1000) -> None:
 
 
 def build_field(texts: Sequence[str], chunk: int = 4096) -> FieldIndex:
-    """Vectorised build: the grams of a chunk of texts at once, packed with
-    the paper position in one int64 so a single sort groups postings by gram
-    and drops a gram repeated inside one paper.
+    """Vectorised build in two passes over chunks of texts, like a counting
+    sort: the first counts each gram's papers, the second writes every
+    paper position straight into its gram's slot of the final postings.
 
-    Chunks are written into one buffer sized for the worst case; its pages
-    only become resident as they are written, so the peak stays near the
-    size of the postings. Unigrams of characters in more than `_COMMON_DF`
-    of texts (的, 模, 数: half of all postings) are dropped; their keys are
-    kept in `common` so a one-character query for one of them scans instead.
+    A chunk's grams are packed with the paper position in one int64, so one
+    sort groups them by gram and drops a gram repeated inside one paper.
+    Only the final arrays and one chunk's temporaries are ever held, never
+    a buffer of every (gram, paper) pair: the grams are computed twice
+    instead. Unigrams of characters in more than `_COMMON_DF` of texts
+    (的, 模, 数: half of all postings) are dropped; their keys are kept in
+    `common` so a one-character query for one of them scans instead.
     """
     n = len(texts)
     if n == 0:
@@ -249,27 +251,66 @@ def build_field(texts: Sequence[str], chunk: int = 4096) -> FieldIndex:
     doc_bits = max(1, (n - 1).bit_length())
     if _TAG_SHIFT + 3 + doc_bits > 63:
         raise ValueError(f"too many papers for one index: {n}")
-    # At most two grams per character (CJK: unigram + bigram; Latin: trigram
-    # + word) and none per separator.
-    packed = np.empty(2 * sum(len(t) for t in texts) + n, dtype=np.int64)
-    at = 0
-    unigram_lo = _UNIGRAM << (_TAG_SHIFT + doc_bits)
-    unigram_hi = (_UNIGRAM + 1) << (_TAG_SHIFT + doc_bits)
-    cp_mask = (1 << _CJK_BITS) - 1
     common_cps = _common_cjk_chars(texts)
+    # Pass 1: the vocabulary and each gram's document frequency.
+    seen: list[NDArray[np.int64]] = []
+    seen_counts: list[NDArray[np.int64]] = []
     for start in range(0, n, chunk):
-        part = _packed_chunk(texts, start, chunk, doc_bits)
-        lo, hi = np.searchsorted(part, [unigram_lo, unigram_hi])
-        unigrams = part[lo:hi]
-        keep = unigrams[~np.isin((unigrams >> doc_bits) & cp_mask, common_cps)]
-        for piece in (part[:lo], keep, part[hi:]):
-            packed[at : at + len(piece)] = piece
-            at += len(piece)
-        del part, unigrams, keep
-    packed[:at].sort()
-    field = _field_from_packed(packed, at, doc_bits)
+        grams, _ = _chunk_pairs(texts, start, chunk, doc_bits, common_cps)
+        first = _run_starts(grams)
+        seen.append(grams[first])
+        seen_counts.append(np.diff(np.append(first, len(grams))))
+    all_keys = np.concatenate(seen)
+    all_counts = np.concatenate(seen_counts)
+    del seen, seen_counts
+    order = np.argsort(all_keys, kind="stable")
+    all_keys, all_counts = all_keys[order], all_counts[order]
+    first = _run_starts(all_keys)
+    keys = all_keys[first]
+    df = np.add.reduceat(all_counts, first) if len(first) else np.zeros(0, dtype=np.int64)
+    del all_keys, all_counts, order, first
+    indptr = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(df, out=indptr[1:])
+    # Pass 2: each chunk's papers into their grams' slots, in paper order.
+    docs = np.empty(int(indptr[-1]), dtype=np.int32)
+    cursor = indptr[:-1].copy()
+    for start in range(0, n, chunk):
+        grams, papers = _chunk_pairs(texts, start, chunk, doc_bits, common_cps)
+        first = _run_starts(grams)
+        gram_at = np.searchsorted(keys, grams[first])
+        run = np.diff(np.append(first, len(grams)))
+        within = np.arange(len(grams), dtype=np.int64) - np.repeat(first, run)
+        docs[np.repeat(cursor[gram_at], run) + within] = papers
+        cursor[gram_at] += run
     common = ((_UNIGRAM << _TAG_SHIFT) | common_cps).astype(np.int64)
-    return FieldIndex(field.keys, field.indptr, field.docs, common)
+    return FieldIndex(keys.astype(np.int64), indptr, docs, common)
+
+
+def _run_starts(sorted_values: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Where each run of equal values starts in a sorted array."""
+    if len(sorted_values) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]]).astype(np.int64)
+
+
+def _chunk_pairs(
+    texts: Sequence[str],
+    start: int,
+    chunk: int,
+    doc_bits: int,
+    common_cps: NDArray[np.int64],
+) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+    """One chunk's distinct (gram, paper) pairs sorted by gram then paper,
+    without the unigrams of common characters."""
+    part = _packed_chunk(texts, start, chunk, doc_bits)
+    grams = part >> doc_bits
+    if len(common_cps):
+        unigram = (grams >> _TAG_SHIFT) == _UNIGRAM
+        drop = np.zeros(len(part), dtype=np.bool_)
+        drop[unigram] = np.isin(grams[unigram] & ((1 << _CJK_BITS) - 1), common_cps)
+        if drop.any():
+            part, grams = part[~drop], grams[~drop]
+    return grams, (part & ((1 << doc_bits) - 1)).astype(np.int32)
 
 
 def _common_cjk_chars(texts: Sequence[str], chunk: int = 4096) -> NDArray[np.int64]:
@@ -306,43 +347,7 @@ def _packed_chunk(texts: Sequence[str], start: int, chunk: int, doc_bits: int) -
     )
     packed.sort()
     # sort + neighbour compare: np.unique is many times slower here.
-    return packed[np.r_[True, packed[1:] != packed[:-1]]]
-
-
-def _field_from_packed(buffer: NDArray[np.int64], size: int, doc_bits: int) -> FieldIndex:
-    """Split the sorted (gram, paper) pairs in `buffer[:size]` into
-    vocabulary, offsets and postings.
-
-    The int32 postings are written over the front of the buffer itself
-    (block i's postings only cover pairs already read), then the buffer is
-    shrunk in place: no second postings-sized array is ever allocated.
-    `buffer` must own its memory and have no other views; it becomes the
-    postings' storage.
-    """
-    step = 1 << 20
-    docs32 = buffer.view(np.int32)
-    starts: list[NDArray[np.int64]] = []
-    previous = -1
-    mask = (1 << doc_bits) - 1
-    for lo in range(0, size, step):
-        block = buffer[lo : min(lo + step, size)]
-        gram = block >> doc_bits
-        paper = (block & mask).astype(np.int32)
-        del block
-        change = np.empty(len(gram), dtype=np.bool_)
-        change[0] = gram[0] != previous
-        np.not_equal(gram[1:], gram[:-1], out=change[1:])
-        first = np.flatnonzero(change)
-        starts.append(np.stack([first + lo, gram[first]]))
-        previous = int(gram[-1])
-        docs32[lo : lo + len(paper)] = paper
-    del docs32
-    both = np.concatenate(starts, axis=1) if starts else np.zeros((2, 0), dtype=np.int64)
-    keys = both[1].astype(np.int64)
-    indptr = np.append(both[0], size).astype(np.int64)
-    buffer.resize(((size + 1) // 2,), refcheck=False)
-    docs = buffer.view(np.int32)[:size]
-    return FieldIndex(keys=keys, indptr=indptr, docs=docs)
+    return packed[_run_starts(packed)]
 
 
 def _empty_field() -> FieldIndex:
@@ -378,6 +383,8 @@ def _char_grams(texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int
     """
     # One newline between texts: neither CJK nor Latin, so no gram spans two.
     cp = np.frombuffer("\n".join(texts).encode("utf-32-le"), dtype=np.uint32)
+    if len(cp) == 0:  # only empty texts
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
     lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
     doc = np.repeat(np.arange(len(texts), dtype=np.int32), lengths)[: len(cp)]
     cjk = _is_cjk(cp)
