@@ -144,3 +144,36 @@ def test_build_field_matches_a_plain_inverted_index(texts: list[str], chunk: int
     }
     assert got == expected
     assert list(field.keys) == sorted(field.keys)
+
+
+@pytest.mark.parametrize(
+    ("old_ids", "new_ids", "changed"),
+    [
+        ([1, 2, 3], [1, 2, 3], set()),
+        ([3, 1, 2], [1, 2, 3, 4], {2}),
+        ([5], [1, 2], set()),
+    ],
+)
+def test_rebuild_shares_unchanged_texts(
+    old_ids: list[int], new_ids: list[int], changed: set[int]
+) -> None:
+    from paperbot.core.search import build_index_columns
+
+    def columns(ids: list[int], edit: set[int]) -> dict[str, object]:
+        return {
+            "ids": ids,
+            "titles": [f"Title {i}{' v2' if i in edit else ''}" for i in ids],
+            "venues": ["ICLR"] * len(ids),
+            "years": [2026] * len(ids),
+            "summaries": [f"摘要 {i}{' 新' if i in edit else ''}" for i in ids],
+        }
+
+    old = build_index_columns(**columns(old_ids, set()))  # type: ignore[arg-type]
+    fresh = build_index_columns(**columns(new_ids, changed))  # type: ignore[arg-type]
+    new = build_index_columns(**columns(new_ids, changed), previous=old)  # type: ignore[arg-type]
+    assert new.titles == fresh.titles and new.summaries == fresh.summaries
+    old_at = {pid: i for i, pid in enumerate(old.ids.tolist())}
+    for i, pid in enumerate(new_ids):
+        shared = pid in old_at and pid not in changed
+        assert (new.titles[i] is old.titles[old_at[pid]]) == shared if pid in old_at else True
+        assert (new.summaries[i] is old.summaries[old_at[pid]]) == shared if pid in old_at else True

@@ -164,13 +164,24 @@ def build_index_columns(
     venues: Sequence[str],
     years: Sequence[int],
     summaries: list[str],
+    previous: SearchIndex | None = None,
 ) -> SearchIndex:
     """Index papers given column-wise (no Paper objects: less memory at 100k).
 
     `summaries` is consumed: its items are replaced by their normal form.
+    With the `previous` index (a rebuild after a load), a paper whose
+    normalised text did not change shares the previous index's string
+    instead of holding a second copy while both indexes are alive.
     """
-    title_texts = tuple(_title_text(t) for t in titles)
+    reuse = _reuse_positions(previous, ids)
+    title_texts = tuple(
+        _reuse_text(_title_text(t), i, reuse, previous.titles if previous else ())
+        for i, t in enumerate(titles)
+    )
     _normalize_bulk(summaries)
+    if previous is not None:
+        for i, text in enumerate(summaries):
+            summaries[i] = _reuse_text(text, i, reuse, previous.summaries)
     summary_texts = tuple(summaries)
     summaries.clear()
     venue_names = tuple(sorted(set(venues)))
@@ -185,6 +196,25 @@ def build_index_columns(
         title=build_field(title_texts),
         summary=build_field(summary_texts),
     )
+
+
+def _reuse_positions(previous: SearchIndex | None, ids: Sequence[int]) -> list[int]:
+    """Per new paper its position in the previous index, or -1."""
+    if previous is None or previous.size == 0 or not ids:
+        return []
+    wanted = np.asarray(ids, dtype=np.int64)
+    sorter = np.argsort(previous.ids, kind="stable")
+    at = np.minimum(np.searchsorted(previous.ids, wanted, sorter=sorter), previous.size - 1)
+    positions = sorter[at]
+    return np.where(previous.ids[positions] == wanted, positions, -1).tolist()  # type: ignore[no-any-return]
+
+
+def _reuse_text(text: str, i: int, reuse: list[int], previous: Sequence[str]) -> str:
+    if reuse and reuse[i] >= 0:
+        old = previous[reuse[i]]
+        if old == text:
+            return old
+    return text
 
 
 def _title_text(title: str) -> str:

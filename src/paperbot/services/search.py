@@ -221,8 +221,12 @@ class SearchService:
             venues=columns.venues,
             years=columns.years,
             summaries=columns.summaries,
+            previous=self._index,
         )
         del columns
+        # Serve the new index at once: the previous one is freed before the
+        # save instead of after it.
+        self._index, self._version = index, version
         try:
             await index_store.save_index(
                 self._db,
