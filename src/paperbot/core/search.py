@@ -262,7 +262,7 @@ def _normalize_bulk(texts: list[str], chunk: int = 1000) -> None:
             texts[start : start + len(part)] = [collapse_whitespace(p) for p in pieces]
 
 
-def build_field(texts: Sequence[str], chunk: int = 4096) -> FieldIndex:
+def build_field(texts: Sequence[str], chunk: int = 1024) -> FieldIndex:
     """Vectorised build in two passes over chunks of texts, like a counting
     sort: the first counts each gram's papers, the second writes every
     paper position straight into its gram's slot of the final postings.
