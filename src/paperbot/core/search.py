@@ -559,19 +559,19 @@ def stage1_scores(
     postings instead of one dense array per term and field.
     """
     n = index.size
-    total = np.zeros(n, dtype=np.float64)
     weights: list[float] = []
+    dense: list[tuple[float, NDArray[np.float64]]] = []
     docs: list[NDArray[np.int32]] = []
     shares: list[NDArray[np.float64]] = []
     for term in terms:
         if term.alternatives:
             found = term_scores(index, term)
-            total += found.weight * found.scores
+            dense.append((found.weight, found.scores))
             weights.append(found.weight)
             continue
         postings = _text_postings(index, term.text)
         if isinstance(postings, TermScores):
-            total += postings.weight * postings.scores
+            dense.append((postings.weight, postings.scores))
             weights.append(postings.weight)
             continue
         weight, parts = postings
@@ -579,10 +579,16 @@ def stage1_scores(
             docs.append(part_docs)
             shares.append(part_shares * weight)
         weights.append(weight)
+    # Dividing by the weight sum up front spares two passes over n papers.
+    scale = 1.0 / sum(weights) if weights else 1.0
     if docs:
-        total += np.bincount(np.concatenate(docs), weights=np.concatenate(shares), minlength=n)
-    if weights:
-        total /= sum(weights)
+        total = np.bincount(
+            np.concatenate(docs), weights=np.concatenate(shares) * scale, minlength=n
+        ).astype(np.float64, copy=False)
+    else:
+        total = np.zeros(n, dtype=np.float64)
+    for weight, scores in dense:
+        total += (weight * scale) * scores
     return total, weights
 
 
@@ -743,21 +749,22 @@ def rank(
     cands = top_candidates(s1, candidates, mask)
     phrase = query.phrase or query.text
     scored: list[tuple[float, int, int]] = []
-    cand_scores = rerank_scores(index, cands, terms, phrase, weights)
-    for pos, score in zip(cands.tolist(), cand_scores, strict=True):
+    cand_scores, titles, summaries = _prepared_scores(index, cands, terms, phrase, weights)
+    ids = index.ids[cands].tolist()
+    stage1 = s1[cands].tolist()
+    for c, score in enumerate(cand_scores):
         if score <= 0:
             continue
-        final = (1 - _BLEND_STAGE1) * score + _BLEND_STAGE1 * float(s1[pos])
-        scored.append((round(final, 9), int(index.ids[pos]), pos))
+        final = (1 - _BLEND_STAGE1) * score + _BLEND_STAGE1 * stage1[c]
+        scored.append((round(final, 9), ids[c], c))
     scored.sort(key=lambda item: (-item[0], item[1]))
     if limit is not None:
         scored = scored[:limit]
     shown = len(scored) if highlight is None else highlight
+    # The highlight reuses the fields the scorer already split into words.
     matched = tuple(
-        rerank_one(index.titles[pos], index.summaries[pos], terms, phrase, weights)[1]
-        if i < shown
-        else ()
-        for i, (_, _, pos) in enumerate(scored)
+        _rerank_fields((titles[c], summaries[c]), terms, phrase, weights)[1] if i < shown else ()
+        for i, (_, _, c) in enumerate(scored)
     )
     return Ranking(
         tuple(i for _, i, _ in scored),
@@ -772,6 +779,8 @@ def rank(
 class _Text:
     """A normalised field prepared for term matching; the Latin word views
     are computed on first use (a Chinese-only query never needs them)."""
+
+    __slots__ = ("_bounds", "_compact", "_folded", "_words", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -840,8 +849,17 @@ def rerank_one(
     The weighted mean over terms is the coverage; a bonus when the whole
     query is a fragment of the title, and a small one when every term matched.
     """
+    return _rerank_fields((_Text.of(title), _Text.of(summary)), terms, phrase, weights)
+
+
+def _rerank_fields(
+    fields: tuple[_Text, _Text],
+    terms: Sequence[Term],
+    phrase: str,
+    weights: Sequence[float] | None = None,
+) -> tuple[float, tuple[str, ...]]:
     weights = list(weights) if weights is not None else [1.0] * len(terms)
-    fields = (_Text.of(title), _Text.of(summary))
+    title = fields[0].text
     strengths: list[float] = []
     matched: list[str] = []
     for term in terms:
@@ -879,6 +897,17 @@ def rerank_scores(
     title hit is the best a term can do, a summary can add at most 0.7, an
     alias at most 0.6. Scores are identical to `rerank_one`'s (tested).
     """
+    return _prepared_scores(index, cands, terms, phrase, weights)[0]
+
+
+def _prepared_scores(
+    index: SearchIndex,
+    cands: NDArray[np.int64],
+    terms: Sequence[Term],
+    phrase: str,
+    weights: Sequence[float],
+) -> tuple[list[float], list[_Text], list[_Text]]:
+    """`rerank_scores`, with the candidates' prepared fields for reuse."""
     cand_list = cands.tolist()
     titles = [_Text(index.titles[p]) for p in cand_list]
     summaries = [_Text(index.summaries[p]) for p in cand_list]
@@ -898,7 +927,7 @@ def rerank_scores(
         if all(s >= 0.5 for s in strengths):
             bonus += _ALL_TERMS_BONUS
         out.append(coverage + bonus)
-    return out
+    return out, titles, summaries
 
 
 def _has_word(field: FieldIndex, cands: NDArray[np.int64], word: str) -> NDArray[np.bool_]:
