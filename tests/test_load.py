@@ -159,3 +159,19 @@ async def test_changed_default_area_parses_again(db: Database, tmp_path: Path) -
     report = await load_corpus(db, [page], default_area="对齐", now=FIXED_NOW)
     assert report.updated == 2
     assert {p.area for p in await papers.list_papers(db)} == {"对齐"}
+
+
+async def test_two_pages_with_one_name_are_refused(db: Database, tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    write(tmp_path / "a" / "icml-2025.txt", PAGE)
+    write(tmp_path / "b" / "icml-2025.txt", PAGE.replace("Beta", "Other"))
+    with pytest.raises(CorpusPathError, match="have the same name"):
+        await load(db, tmp_path / "a", tmp_path / "b")
+    assert await papers.paper_count(db) == 0
+
+
+async def test_the_same_file_named_twice_loads_once(db: Database, tmp_path: Path) -> None:
+    page = write(tmp_path / "icml-2025.txt", PAGE)
+    report = await load(db, page, tmp_path)
+    assert (report.files, report.new) == (1, 2)

@@ -55,7 +55,12 @@ class CorpusPathError(Exception):
 
 
 def corpus_files(paths: Iterable[Path]) -> list[Path]:
-    """Digest files named directly, or found (sorted) in the folders named."""
+    """Digest files named directly, or found (sorted) in the folders named.
+
+    A page is known by its file name (an edited page replaces what it said
+    before), so two different files with one name in a single load are
+    refused rather than letting one silently replace the other.
+    """
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
@@ -66,7 +71,16 @@ def corpus_files(paths: Iterable[Path]) -> list[Path]:
             files.append(path)
         else:
             raise CorpusPathError(f"{path}: no such file or folder")
-    return files
+    unique = list(dict.fromkeys(f.resolve() for f in files))
+    names: dict[str, Path] = {}
+    for file in unique:
+        if file.name in names:
+            raise CorpusPathError(
+                f"{names[file.name]} and {file} have the same name: a page is known by its "
+                "file name, so rename one or load them separately"
+            )
+        names[file.name] = file
+    return unique
 
 
 @dataclass(frozen=True, slots=True)
