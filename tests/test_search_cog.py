@@ -23,6 +23,7 @@ from paperbot.config import (
     TopicsSettings,
 )
 from paperbot.core import limits
+from paperbot.core.search_render import ResultItem, ResultPages
 from paperbot.services.app import App
 from paperbot.services.corpus import load_corpus
 from tests.conftest import FIXED_NOW
@@ -214,3 +215,34 @@ async def test_cog_load_warms_the_index(cog: Search, bot: MockBot) -> None:
     interaction = MockInteraction(client=bot)
     await run(cog, interaction, "diffusion")
     interaction.response.defer.assert_not_awaited()  # warm: answered at once
+
+
+async def test_only_the_shown_page_is_highlighted(
+    cog: Search, bot: MockBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = bot.app.search
+    search = service.search
+    results: list[Any] = []
+    asked: list[dict[str, Any]] = []
+
+    async def spy(query: str, **options: Any) -> Any:
+        asked.append(options)
+        results.append(await search(query, **options))
+        return results[-1]
+
+    monkeypatch.setattr(service, "search", spy)
+    interaction = MockInteraction(client=bot)
+    await run(cog, interaction, "language model")
+    assert asked[0]["highlight"] == 5 and asked[0]["limit"] == 5 * cog_module.MAX_PAGES
+    hits = results[0].hits
+    assert len(hits) > 10
+    matches = hits[0].ranked_matches
+    assert matches.computed() == 5  # the first page only
+    view: Paginator = sent(interaction)["view"]
+    second = view.pages[1]
+    assert matches.computed() == 10
+    # The same embeds as with every highlight worked out at once.
+    eager = await search("language model", limit=5 * cog_module.MAX_PAGES)
+    items = [ResultItem(h.paper, h.matched) for h in eager.hits]
+    pages = ResultPages(eager.query, items, total=eager.total, page_size=5)
+    assert second.embeds == pages[1].embeds and view.pages[0].embeds == pages[0].embeds

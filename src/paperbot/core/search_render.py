@@ -200,7 +200,9 @@ class ResultPages(Sequence[MessageData]):
         tr: Translate = _same,
     ) -> None:
         self._query = query
-        self._items = tuple(items)
+        # Read a page's items only when that page renders: a lazy sequence
+        # (the /search cog's) then works out only the shown papers' matches.
+        self._items = items if not isinstance(items, list) else tuple(items)
         self._total = total
         self._size = max(1, min(page_size, limits.EMBEDS_PER_MESSAGE))
         self._tr = tr
@@ -232,7 +234,7 @@ class ResultPages(Sequence[MessageData]):
         count = len(self._items)
         # Every embed gets an equal share of the 6,000 characters, minus a margin.
         budget = (limits.EMBED_TOTAL_MAX - 100) // size
-        chunk = self._items[number * size : (number + 1) * size]
+        chunk = [self._items[i] for i in range(number * size, min((number + 1) * size, count))]
         embeds = tuple(
             result_embed(item, position=number * size + i + 1, total=count, budget=budget, tr=tr)
             for i, item in enumerate(chunk)

@@ -17,7 +17,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
 
 from paperbot.config import SearchSettings
@@ -74,7 +74,17 @@ def _log_failure(task: asyncio.Task[core.SearchIndex]) -> None:
 class SearchHit:
     paper: Paper
     score: float
-    matched: tuple[str, ...]  # normalised strings that matched, for highlighting
+    # The ranking's matches (maybe worked out on first read) and this hit's
+    # place in them: a hit nobody shows never pays for its highlight.
+    ranked_matches: Sequence[tuple[str, ...]] = field(default=(), repr=False, compare=False)
+    position: int = 0
+
+    @property
+    def matched(self) -> tuple[str, ...]:
+        """Normalised strings that matched, for highlighting."""
+        if self.position < len(self.ranked_matches):
+            return self.ranked_matches[self.position]
+        return ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,13 +282,19 @@ class SearchService:
         venue: str | None = None,
         year: int | None = None,
         limit: int = MAX_RESULTS,
+        highlight: int | None = None,
     ) -> SearchResult:
-        """Rank papers for a query; papers are fetched in one batch."""
+        """Rank papers for a query; papers are fetched in one batch.
+
+        The first `highlight` hits (all when None) get their matched strings
+        now; the others' are worked out when `SearchHit.matched` is first read.
+        """
         index = await self.ensure_index()
         parsed = self._parse(index, query, venue, year)
         if parsed.problem is not None:
             return SearchResult(parsed)
-        ranking = await self._run(core.rank, index, parsed, highlight=limit)
+        eager = limit if highlight is None else min(highlight, limit)
+        ranking = await self._run(core.rank, index, parsed, highlight=limit, eager=eager)
         if not ranking.ids:
             suggestion_ids = await self._run(core.suggest_titles, index, parsed)
             suggested = await paper_store.get_papers(self._db, suggestion_ids)
@@ -286,8 +302,8 @@ class SearchService:
         ids = ranking.ids[:limit]
         found = {p.id: p for p in await paper_store.get_papers(self._db, ids)}
         hits = tuple(
-            SearchHit(found[pid], score, matched)
-            for pid, score, matched in zip(ids, ranking.scores, ranking.matched, strict=False)
+            SearchHit(found[pid], score, ranking.matched, at)
+            for at, (pid, score) in enumerate(zip(ids, ranking.scores, strict=False))
             if pid in found  # removed by a load since the index was built
         )
         return SearchResult(parsed, hits, total=len(ranking.ids))

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 import discord
 from discord import app_commands
@@ -25,6 +26,7 @@ from paperbot.core import limits
 from paperbot.core import search_render as render
 from paperbot.core.query import parse_query
 from paperbot.core.search_render import ResultItem, Translate
+from paperbot.services.search import SearchHit
 from paperbot.storage import papers
 
 if TYPE_CHECKING:
@@ -128,8 +130,14 @@ class Search(commands.Cog):
             await interaction.response.defer(thinking=True)
         self._in_flight += 1
         try:
+            # Only the first page's highlight is worked out now; later pages'
+            # when the searcher turns to them (see `_HitItems`).
             result = await service.search(
-                query, venue=venue, year=year, limit=settings.page_size * MAX_PAGES
+                query,
+                venue=venue,
+                year=year,
+                limit=settings.page_size * MAX_PAGES,
+                highlight=settings.page_size,
             )
         finally:
             self._in_flight -= 1
@@ -139,7 +147,7 @@ class Search(commands.Cog):
             message = render.nothing_found(result.query, result.suggestions, tr)
             await self._send(interaction, message_kwargs(message), ephemeral=True)
             return
-        items = [ResultItem(h.paper, h.matched) for h in result.hits]
+        items = _HitItems(result.hits)
         pages = render.ResultPages(
             result.query, items, total=result.total, page_size=settings.page_size, tr=tr
         )
@@ -175,6 +183,30 @@ class Search(commands.Cog):
 
 # Pages a search can be turned through (page_size results each).
 MAX_PAGES = 10
+
+
+class _HitItems(Sequence[ResultItem]):
+    """Search hits as render items, each made when its page renders: reading
+    `SearchHit.matched` works out that paper's highlight, so a page nobody
+    turns to costs nothing."""
+
+    def __init__(self, hits: Sequence[SearchHit]) -> None:
+        self._hits = hits
+
+    def __len__(self) -> int:
+        return len(self._hits)
+
+    @overload
+    def __getitem__(self, index: int) -> ResultItem: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[ResultItem]: ...
+
+    def __getitem__(self, index: int | slice) -> ResultItem | Sequence[ResultItem]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._hits)))]
+        hit = self._hits[index]
+        return ResultItem(hit.paper, hit.matched)
 
 
 async def setup(bot: PaperBot) -> None:
