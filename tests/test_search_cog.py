@@ -208,8 +208,8 @@ async def test_cooldown_comes_from_settings(cog: Search, bot: MockBot) -> None:
 async def test_cog_load_warms_the_index(cog: Search, bot: MockBot) -> None:
     assert not await bot.app.search.is_current()
     await cog.cog_load()
-    assert cog._warmup is not None
-    await cog._warmup
+    assert cog._warmup.task is not None
+    await cog._warmup.task
     assert await bot.app.search.is_current()
     await cog.cog_unload()
     interaction = MockInteraction(client=bot)

@@ -8,8 +8,6 @@ with the query and "nothing found" are ephemeral. Rendering is pure
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, overload
@@ -22,6 +20,7 @@ from paperbot.bot.embeds import message_kwargs
 from paperbot.bot.errors import UserError, localize
 from paperbot.bot.translator import CatalogTranslator
 from paperbot.bot.views.paginator import NEXT, NOT_YOURS, PREVIOUS, Paginator
+from paperbot.bot.warmup import WarmUp
 from paperbot.core import limits
 from paperbot.core import search_render as render
 from paperbot.core.query import parse_query
@@ -87,24 +86,15 @@ class Search(commands.Cog):
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
         self._in_flight = 0  # searches between their start and their results
-        self._warmup: asyncio.Task[object] | None = None
+        self._warmup = WarmUp("search-warmup", bot.app.search.refresh)
 
     async def cog_load(self) -> None:
         # Load (or build) the index in the background, so the first /search
         # after start-up does not pay for it.
-        self._warmup = asyncio.create_task(self._warm(), name="search-warmup")
+        self._warmup.start()
 
     async def cog_unload(self) -> None:
-        if self._warmup is not None:
-            self._warmup.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._warmup
-
-    async def _warm(self) -> None:
-        try:
-            await self.bot.app.search.refresh()
-        except Exception:  # a failed warm-up only costs the first search its speed
-            log.exception("could not prepare the search index in the background")
+        await self._warmup.stop()
 
     @app_commands.command(name="search", description=SEARCH_DESCRIPTION)
     @app_commands.describe(query=QUERY_DESCRIPTION, venue=VENUE_DESCRIPTION, year=YEAR_DESCRIPTION)

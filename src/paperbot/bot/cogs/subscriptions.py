@@ -7,8 +7,6 @@ data through `bot.app.subscriptions` and sends.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,6 +20,7 @@ from discord.ext import commands
 from paperbot.bot.embeds import message_kwargs
 from paperbot.bot.errors import UserError, localize
 from paperbot.bot.translator import CatalogTranslator
+from paperbot.bot.warmup import WarmUp
 from paperbot.core import limits
 from paperbot.core.render import EmbedData, MessageData, defuse_mentions, trim
 from paperbot.core.topics import (
@@ -177,24 +176,15 @@ def to_app_choices(choices: Sequence[Choice]) -> list[app_commands.Choice[str]]:
 class Subscriptions(commands.Cog):
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
-        self._warmup: asyncio.Task[object] | None = None
+        self._warmup = WarmUp("topics-warmup", bot.app.topics.warm)
 
     async def cog_load(self) -> None:
         # Normalise the corpus for matching in the background, so the first
         # /subscribe after start-up does not pay for it.
-        self._warmup = asyncio.create_task(self._warm(), name="topics-warmup")
+        self._warmup.start()
 
     async def cog_unload(self) -> None:
-        if self._warmup is not None:
-            self._warmup.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._warmup
-
-    async def _warm(self) -> None:
-        try:
-            await self.bot.app.topics.warm()
-        except Exception:  # a failed warm-up only costs the first command its speed
-            log.exception("could not prepare the topic corpus in the background")
+        await self._warmup.stop()
 
     @staticmethod
     def _tr(interaction: discord.Interaction[PaperBot]) -> Translate:
