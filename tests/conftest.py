@@ -5,10 +5,18 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from paperbot.config import BUNDLED_CORPUS
+from paperbot.config import (
+    BUNDLED_CORPUS,
+    CorpusSettings,
+    DatabaseSettings,
+    Settings,
+    TopicsSettings,
+)
+from paperbot.services.app import App
 from paperbot.services.corpus import load_corpus
 from paperbot.storage.db import Database
 
@@ -45,3 +53,23 @@ def cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("PAPERBOT_CORPUS", "PAPERBOT_SYNC_GUILD", "PAPERBOT_LOG_LEVEL", "DISCORD_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     return tmp_path
+
+
+def settings_for(database: Path, **sections: Any) -> Settings:
+    """Settings with the bundled corpus and the repo's topics, not the
+    developer's config file; `sections` override (e.g. `search=...`)."""
+    return Settings(
+        database=DatabaseSettings(path=database),
+        corpus=CorpusSettings(path=BUNDLED_CORPUS),
+        topics=TopicsSettings(path=REPO / "config" / "topics.toml"),
+        **sections,
+    )
+
+
+@pytest.fixture
+async def loaded_app(tmp_path: Path) -> AsyncIterator[App]:
+    """A whole App (all services) over a fresh database with the shipped corpus."""
+    app = await App.open(settings_for(tmp_path / "paperbot.sqlite3"))
+    await load_corpus(app.db, [BUNDLED_CORPUS], default_area="预训练", now=FIXED_NOW)
+    yield app
+    await app.close()

@@ -16,31 +16,20 @@ from paperbot.bot.errors import UserError
 from paperbot.bot.views.paginator import Paginator
 from paperbot.config import (
     BUNDLED_CORPUS,
-    CorpusSettings,
-    DatabaseSettings,
     SearchSettings,
-    Settings,
-    TopicsSettings,
 )
 from paperbot.core import limits
 from paperbot.core.search_render import ResultItem, ResultPages
 from paperbot.services.app import App
 from paperbot.services.corpus import load_corpus
-from tests.conftest import FIXED_NOW
+from tests.conftest import FIXED_NOW, settings_for
 from tests.discord_mocks import MockBot, MockInteraction
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
 async def app(tmp_path: Path) -> AsyncIterator[App]:
-    settings = Settings(
-        database=DatabaseSettings(path=tmp_path / "paperbot.sqlite3"),
-        corpus=CorpusSettings(path=BUNDLED_CORPUS),
-        topics=TopicsSettings(path=REPO / "config" / "topics.toml"),
-        search=SearchSettings(page_size=5, cooldown_uses=2, cooldown_seconds=60),
-    )
-    app = await App.open(settings)
+    search = SearchSettings(page_size=5, cooldown_uses=2, cooldown_seconds=60)
+    app = await App.open(settings_for(tmp_path / "paperbot.sqlite3", search=search))
     await load_corpus(app.db, [BUNDLED_CORPUS], default_area="预训练", now=FIXED_NOW)
     yield app
     await app.close()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import discord
@@ -14,34 +12,16 @@ from paperbot.bot.cogs import subscriptions as cog_module
 from paperbot.bot.cogs.subscriptions import Subscriptions
 from paperbot.bot.errors import UserError
 from paperbot.bot.translator import CatalogTranslator
-from paperbot.config import (
-    BUNDLED_CORPUS,
-    CorpusSettings,
-    DatabaseSettings,
-    Settings,
-    TopicsSettings,
-)
 from paperbot.core import limits
 from paperbot.services.app import App
-from paperbot.services.corpus import load_corpus
 from paperbot.services.subscriptions import MAX_PER_USER
 from tests.conftest import FIXED_NOW
 from tests.discord_mocks import MockBot, MockGuild, MockInteraction, MockMember
 
-REPO = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture
-async def app(tmp_path: Path) -> AsyncIterator[App]:
-    settings = Settings(
-        database=DatabaseSettings(path=tmp_path / "paperbot.sqlite3"),
-        corpus=CorpusSettings(path=BUNDLED_CORPUS),
-        topics=TopicsSettings(path=REPO / "config" / "topics.toml"),
-    )
-    app = await App.open(settings)
-    await load_corpus(app.db, [BUNDLED_CORPUS], default_area="预训练", now=FIXED_NOW)
-    yield app
-    await app.close()
+def app(loaded_app: App) -> App:
+    return loaded_app
 
 
 @pytest.fixture
