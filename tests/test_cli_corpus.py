@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -97,3 +98,22 @@ def test_python_dash_m_entry_point() -> None:
     )
     assert result.returncode == 0
     assert result.stdout.startswith("paperbot ")
+
+
+def test_a_closed_pipe_is_not_an_error(cli_env: Path) -> None:
+    env = {**os.environ, "PAPERBOT_DB": str(cli_env / "pipe.sqlite3")}
+    subprocess.run(
+        [sys.executable, "-m", "paperbot", "load"], env=env, check=True, capture_output=True
+    )
+    listing = subprocess.Popen(
+        [sys.executable, "-m", "paperbot", "list", "--json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert listing.stdout is not None
+    listing.stdout.readline()
+    listing.stdout.close()  # like `| head -1`; the JSON is larger than a pipe buffer
+    _, err = listing.communicate()
+    assert listing.returncode == 0
+    assert b"Traceback" not in err

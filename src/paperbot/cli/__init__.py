@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -53,3 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(f"configuration error: {exc}", EXIT_USAGE)
     except KeyboardInterrupt:
         return fail("interrupted", 130)
+    except BrokenPipeError:
+        # `paperbot list | head` stopped reading: that is not an error. Point
+        # stdout at /dev/null so the interpreter's final flush stays quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
