@@ -10,21 +10,13 @@ from typing import Any
 
 import discord
 
+# One definition of who may do what, shared with the spec_set mocks.
+from tests.discord_mocks import ADMIN_PERMISSIONS as ADMIN_PERMISSIONS
+from tests.discord_mocks import BOT_PERMISSIONS as BOT_PERMISSIONS
+from tests.discord_mocks import MEMBER_PERMISSIONS as MEMBER_PERMISSIONS
+
 _IDS: Iterator[int] = itertools.count(
     discord.utils.time_snowflake(datetime(2026, 11, 30, tzinfo=UTC))
-)
-
-MEMBER_PERMISSIONS = discord.Permissions(
-    view_channel=True,
-    send_messages=True,
-    embed_links=True,
-    read_message_history=True,
-    use_application_commands=True,
-)
-ADMIN_PERMISSIONS = discord.Permissions.all()
-#: What the README's invite URL grants the bot.
-BOT_PERMISSIONS = discord.Permissions(
-    view_channel=True, send_messages=True, embed_links=True, read_message_history=True
 )
 
 
