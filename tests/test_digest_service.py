@@ -69,6 +69,25 @@ def restart(service: DigestService) -> DigestService:
     return DigestService(service.db, service.settings, service.audience)
 
 
+async def crash_in(
+    service: DigestService,
+    monkeypatch: pytest.MonkeyPatch,
+    discord: FakeDiscord,
+    owner: object,
+    name: str,
+) -> None:
+    """Set the digest up, then run the day's post with `owner.name` crashing."""
+    await set_up(service, at(-600))
+
+    async def die(*_args: object) -> None:
+        raise Crash
+
+    monkeypatch.setattr(owner, name, die)
+    with pytest.raises(Crash):
+        await service.run_scheduled(GUILD, discord, at(0))
+    monkeypatch.undo()
+
+
 @pytest.mark.parametrize(
     ("time_text", "tz", "count", "error"),
     [
@@ -181,10 +200,7 @@ async def test_missed_digest_is_posted_later_the_same_local_day(service: DigestS
 async def test_crash_between_send_and_confirm_never_posts_twice(
     service: DigestService, restart_after: timedelta
 ) -> None:
-    discord = FakeDiscord(now=at(0), crash_after_send=True)
-    await set_up(service, at(-600))
-    with pytest.raises(Crash):
-        await service.run_scheduled(GUILD, discord, at(0))
+    discord = await crash_after_send(service)
     post = await store.scheduled_post(service.db, GUILD, DAY)
     assert post is not None and post.state == "sent"
     # Restarted: within the nonce window the re-send is deduplicated by
@@ -204,15 +220,7 @@ async def test_crash_after_marking_sent_but_before_the_request(
     service: DigestService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     discord = FakeDiscord(now=at(0))
-    await set_up(service, at(-600))
-
-    async def die(*_args: object) -> int:
-        raise Crash
-
-    monkeypatch.setattr(discord, "send", die)
-    with pytest.raises(Crash):
-        await service.run_scheduled(GUILD, discord, at(0))
-    monkeypatch.undo()
+    await crash_in(service, monkeypatch, discord, discord, "send")
     discord.now = at(30)  # outside the nonce window: history decides
     results = await restart(service).recover(discord, at(30))
     assert [r.outcome for r in results] == ["posted"]
@@ -223,15 +231,7 @@ async def test_crash_right_after_the_claim(
     service: DigestService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     discord = FakeDiscord(now=at(0))
-    await set_up(service, at(-600))
-
-    async def die(*_args: object) -> None:
-        raise Crash
-
-    monkeypatch.setattr(service_module.store, "mark_sent", die)
-    with pytest.raises(Crash):
-        await service.run_scheduled(GUILD, discord, at(0))
-    monkeypatch.undo()
+    await crash_in(service, monkeypatch, discord, service_module.store, "mark_sent")
     post = await store.scheduled_post(service.db, GUILD, DAY)
     assert post is not None and post.state == "claimed"
     results = await restart(service).recover(discord, at(5))
@@ -243,15 +243,7 @@ async def test_an_unsent_claim_expires_when_its_day_ended(
     service: DigestService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     discord = FakeDiscord(now=at(0))
-    await set_up(service, at(-600))
-
-    async def die(*_args: object) -> None:
-        raise Crash
-
-    monkeypatch.setattr(service_module.store, "mark_sent", die)
-    with pytest.raises(Crash):
-        await service.run_scheduled(GUILD, discord, at(0))
-    monkeypatch.undo()
+    await crash_in(service, monkeypatch, discord, service_module.store, "mark_sent")
     results = await restart(service).recover(discord, at(20 * 60))
     assert [r.outcome for r in results] == ["expired"]
     assert discord.messages == []
