@@ -86,11 +86,6 @@ def latin_words(normalized: str) -> list[str]:
     return _LATIN_WORD.findall(normalized)
 
 
-def cjk_runs(normalized: str) -> list[str]:
-    """The CJK runs of normalised text, in order."""
-    return _CJK_RUN.findall(normalized)
-
-
 @lru_cache(maxsize=65536)
 def fold_word(word: str) -> str:
     """A light stem for a normalised Latin word, so inflections meet.
