@@ -11,13 +11,13 @@ import argparse
 import sqlite3
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.synthetic import synthetic_papers, write_corpus
 from paperbot.cli.common import positive_int
+from paperbot.clock import utc_now
 from paperbot.services.corpus import load_corpus
 from paperbot.storage.db import Database
 from paperbot.storage.papers import paper_count
@@ -52,7 +52,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 async def _timed_load(db: Database, folder: Path) -> float:
     start = time.perf_counter()
-    await load_corpus(db, [folder], default_area="预训练", now=datetime.now(UTC))
+    await load_corpus(db, [folder], default_area="预训练", now=utc_now())
     return time.perf_counter() - start
 
 

@@ -21,13 +21,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.synthetic import synthetic_papers, write_corpus
 from paperbot.cli.common import positive_int
+from paperbot.clock import utc_now
 from paperbot.config import SearchSettings
 from paperbot.core.search import BaselineCorpus, baseline_rank
 from paperbot.services.corpus import load_corpus
@@ -92,7 +92,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         db = await Database.open(db_path)
         try:
             start = time.perf_counter()
-            await load_corpus(db, [folder / "corpus"], default_area=_AREA, now=datetime.now(UTC))
+            await load_corpus(db, [folder / "corpus"], default_area=_AREA, now=utc_now())
             load_s = time.perf_counter() - start
             peaks = {"peak_after_load_mb": _high_water_mb()}
             baseline = await _baseline_latencies(db)  # before the index: peaks don't add up
@@ -116,7 +116,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await service.refresh()
             start = time.perf_counter()
             await load_corpus(
-                db, [folder / "corpus", folder / "more"], default_area=_AREA, now=datetime.now(UTC)
+                db, [folder / "corpus", folder / "more"], default_area=_AREA, now=utc_now()
             )
             await service.refresh()
             update_s = time.perf_counter() - start

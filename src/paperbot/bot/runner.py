@@ -22,13 +22,13 @@ import logging
 import signal
 import sys
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 import discord
 import yarl
 
 from paperbot.bot.client import PaperBot
+from paperbot.clock import utc_now
 from paperbot.config import Settings
 from paperbot.services.app import App
 from paperbot.services.corpus import load_corpus
@@ -130,7 +130,7 @@ async def open_app(settings: Settings) -> App:
             app.db,
             [settings.corpus.path],
             default_area=settings.corpus.default_area,
-            now=datetime.now(UTC),
+            now=utc_now(),
         )
     except BaseException:
         await app.close()

@@ -27,6 +27,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from paperbot.bot.embeds import message_kwargs
+from paperbot.clock import utc_now
 from paperbot.core.render import MessageData
 from paperbot.services.digest import (
     ChannelMessage,
@@ -49,10 +50,6 @@ RESOLVE_EVERY_MINUTES = 10
 _JOB_PREFIX = "digest:"
 
 Clock = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 class SendPacer:

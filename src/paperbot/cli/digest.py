@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from paperbot.cli.common import EXIT_OK, EXIT_USAGE, fail, print_json, with_app
+from paperbot.clock import utc_now
 from paperbot.config import Settings
 from paperbot.core.digest import TopicDemand, plan_json
 from paperbot.core.render import trim
@@ -60,9 +60,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 demands = await _topic_demands(app, args.topics.split(","))
             except TopicInputError as exc:
                 return fail(str(exc), EXIT_USAGE)
-        preview = await app.digest.preview(
-            args.guild, datetime.now(UTC), count=args.count, demands=demands
-        )
+        preview = await app.digest.preview(args.guild, utc_now(), count=args.count, demands=demands)
         if args.json:
             data = plan_json(preview.plan, preview.papers)
             data["header"] = preview.message.content.split("\n", 1)[0]

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
 from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail, print_json, with_app
+from paperbot.clock import utc_now
 from paperbot.config import Settings
 from paperbot.services.app import App
 from paperbot.services.corpus import CorpusPathError, LoadReport, corpus_files, load_corpus
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 app.db,
                 paths,
                 default_area=settings.corpus.default_area,
-                now=datetime.now(UTC),
+                now=utc_now(),
                 progress=lambda _path: bar.update(),
             )
         print_json(report.as_dict()) if args.json else _print_summary(report)

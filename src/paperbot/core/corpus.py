@@ -20,16 +20,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from paperbot.core.models import Entry, PaperRecord, ParsedFile, Problem, Source
-from paperbot.core.text import collapse_whitespace, has_cjk, strip_invisible, title_key
+from paperbot.core.text import CJK_CLASS, collapse_whitespace, has_cjk, strip_invisible, title_key
 
 # Bump when parsing changes, so unchanged files are parsed again on next load.
 PARSER_VERSION = 1
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_CJK_CHAR = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff01-\uff5e]")
+# Where a summary may begin: an ideograph, CJK punctuation or a full-width form.
+_CJK_CHAR = re.compile(f"[{CJK_CLASS}\u3000-\u303f\uff01-\uff5e]")
 # `Title: summary`, `Title：summary`, `Title:摘要` (no space before CJK), or a
 # bare `Title:` (title only).
-_SEPARATOR = re.compile(r":\s+|：\s*|:(?=[\u3400-\u9fff])|:$")
+_SEPARATOR = re.compile(rf":\s+|：\s*|:(?=[{CJK_CLASS}])|:$")
 _AREA_LINE = re.compile(r"^\W*\s*(?P<area>[^\s¶].*?)\s*¶\s*$")
 _HEADER_VENUE = re.compile(
     r"^\W*\s*(?P<venue>[A-Za-z][A-Za-z-]*?)\s*(?P<year>(?:19|20)\d{2})\s*[·•|]\s*(?P<count>\d+)\s*篇"

@@ -37,9 +37,11 @@ from rapidfuzz import fuzz, process
 from paperbot.core.models import Paper
 from paperbot.core.query import ParsedQuery, Term
 from paperbot.core.text import (
+    CJK_RANGES,
     collapse_whitespace,
     fold_word,
     has_cjk,
+    is_cjk_char,
     is_cjk_run,
     latin_words,
     normalize,
@@ -390,12 +392,10 @@ def _empty_field() -> FieldIndex:
 
 
 def _is_cjk(cp: NDArray[np.uint32]) -> NDArray[np.bool_]:
-    return (
-        ((cp >= 0x3400) & (cp <= 0x4DBF))
-        | ((cp >= 0x4E00) & (cp <= 0x9FFF))
-        | ((cp >= 0xF900) & (cp <= 0xFAFF))
-        | ((cp >= 0x20000) & (cp <= 0x2FFFF))
-    )
+    mask = np.zeros(cp.shape, dtype=np.bool_)
+    for lo, hi in CJK_RANGES:
+        mask |= (cp >= lo) & (cp <= hi)
+    return mask
 
 
 def _is_latin(cp: NDArray[np.uint32]) -> NDArray[np.bool_]:
@@ -484,7 +484,7 @@ def term_grams(text: str) -> list[tuple[int, float]]:
     cps = [ord(c) for c in text]
     if not cps:
         return []
-    if _cjk_char(cps[0]):
+    if is_cjk_char(cps[0]):
         if len(cps) == 1:
             return [((_UNIGRAM << _TAG_SHIFT) | cps[0], 1.0)]
         pairs = itertools.pairwise(cps)
@@ -502,15 +502,6 @@ def term_grams(text: str) -> list[tuple[int, float]]:
     )
     grams = [(word_key(text), _WORD_SHARE * len(trigrams))]
     return grams + [(k, 1.0 - _WORD_SHARE) for k in trigrams]
-
-
-def _cjk_char(cp: int) -> bool:
-    return (
-        0x3400 <= cp <= 0x4DBF
-        or 0x4E00 <= cp <= 0x9FFF
-        or 0xF900 <= cp <= 0xFAFF
-        or 0x20000 <= cp <= 0x2FFFF
-    )
 
 
 # ---------------------------------------------------------------- ranking
@@ -618,7 +609,7 @@ def _text_postings(index: SearchIndex, text: str) -> _Postings | TermScores:
     scaled by field weight, or dense scores for a common single character."""
     n = index.size
     toks = tokens(normalize(text))
-    if len(toks) == 1 and len(toks[0]) == 1 and _cjk_char(ord(toks[0])):
+    if len(toks) == 1 and len(toks[0]) == 1 and is_cjk_char(ord(toks[0])):
         key = (_UNIGRAM << _TAG_SHIFT) | ord(toks[0])
         if index.title.is_common(key) or index.summary.is_common(key):
             return _scan_char(index, toks[0])
@@ -1033,7 +1024,7 @@ def _term_strengths(
 ) -> list[float]:
     """One term's strength in every candidate, as `rerank_one` computes it."""
     text = term.text
-    if _parts(text) != (text,) or _cjk_char(ord(text[0])):
+    if _parts(text) != (text,) or is_cjk_char(ord(text[0])):
         # Phrases and CJK runs: plain string tests, already cheap.
         out = [_term_match(text, (t, s))[0] for t, s in zip(titles, summaries, strict=True)]
     else:
@@ -1130,7 +1121,7 @@ def _term_match(text: str, fields: tuple[_Text, _Text]) -> tuple[float, list[str
     hits = []
     for field, factor in zip(fields, (1.0, _SUMMARY_FACTOR), strict=True):
         strength, found = (
-            _cjk_match(text, field) if _cjk_char(ord(text[0])) else _latin_match(text, field)
+            _cjk_match(text, field) if is_cjk_char(ord(text[0])) else _latin_match(text, field)
         )
         if strength * factor > best:
             best = strength * factor

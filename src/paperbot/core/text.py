@@ -19,11 +19,21 @@ _TO_SIMPLIFIED = opencc.OpenCC("tw2sp")
 # Bidi and zero-width controls: invisible, and they split or glue words.
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u00ad]")
 
+# CJK ideographs: Extension A, the unified block, compatibility ideographs and
+# the supplementary planes (Extensions B and later). The one definition: the
+# regex class, the per-character test and search's vectorised test use it.
+CJK_RANGES: tuple[tuple[int, int], ...] = (
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0x20000, 0x2FFFF),
+)
+CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in CJK_RANGES)
+
 # A CJK run, or a run of Latin letters/digits (with inner ' - . + kept out).
-_CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
-_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _LATIN_WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+")
-_TOKEN = re.compile(f"[{_CJK_CLASS}]+|[0-9a-z\u00c0-\u024f]+")
+_TOKEN = re.compile(f"[{CJK_CLASS}]+|[0-9a-z\u00c0-\u024f]+")
 
 # British -> American spelling, applied to single words before stemming.
 _SPELLING = (
@@ -60,6 +70,11 @@ def normalize(text: str) -> str:
     """The searchable form: NFKC, case-folded, simplified, whitespace collapsed."""
     folded = unicodedata.normalize("NFKC", strip_invisible(text)).casefold()
     return collapse_whitespace(to_simplified(folded) if has_cjk(folded) else folded)
+
+
+def is_cjk_char(cp: int) -> bool:
+    """True when the code point is a CJK ideograph."""
+    return any(lo <= cp <= hi for lo, hi in CJK_RANGES)
 
 
 def has_cjk(text: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
@@ -14,6 +14,7 @@ from discord.ext import commands
 
 from paperbot import __version__
 from paperbot.bot.embeds import message_kwargs
+from paperbot.clock import utc_now
 from paperbot.core.render import EmbedData, EmbedField, MessageData, trim
 from paperbot.storage import papers
 from paperbot.storage.papers import VenueCount
@@ -162,7 +163,7 @@ class About(commands.Cog):
 
     @app_commands.command(name="about", description=ABOUT_DESCRIPTION)
     async def about(self, interaction: discord.Interaction[PaperBot]) -> None:
-        info = await self.gather(interaction.guild_id, datetime.now(UTC))
+        info = await self.gather(interaction.guild_id, utc_now())
 
         def tr(english: str) -> str:
             return self.bot.translator.lookup(english, interaction.locale) or english

@@ -10,7 +10,6 @@ only public message, and it pings exactly the subscribers it names.
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import discord
@@ -21,6 +20,7 @@ from discord.ext import commands
 from paperbot.bot import scheduler as digest_scheduler
 from paperbot.bot.embeds import message_kwargs
 from paperbot.bot.errors import UserError, localize, permission_names
+from paperbot.clock import utc_now
 from paperbot.core.render import MessageData
 from paperbot.core.schedule import ScheduleError, suggest_timezones
 from paperbot.services.digest import (
@@ -95,10 +95,6 @@ ZH_CN: dict[str, str] = {
     INVALID: "时间或时区无效：{error}",
     FAILURE: "⚠️ {failure}（<t:{ts}:f>）。请检查机器人的权限，或重新运行 `/digest setup`。",
 }
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 @app_commands.guild_only()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import discord
@@ -21,6 +20,7 @@ from paperbot.bot.embeds import message_kwargs
 from paperbot.bot.errors import UserError, localize
 from paperbot.bot.translator import CatalogTranslator
 from paperbot.bot.warmup import WarmUp
+from paperbot.clock import utc_now
 from paperbot.core import limits
 from paperbot.core.render import EmbedData, MessageData, defuse_mentions, trim
 from paperbot.core.topics import (
@@ -228,7 +228,7 @@ class Subscriptions(commands.Cog):
         service = self.bot.app.subscriptions
         await self._defer_if_cold(interaction)
         try:
-            result = await service.subscribe(guild_id, user_id, topic, datetime.now(UTC))
+            result = await service.subscribe(guild_id, user_id, topic, utc_now())
         except TopicInputError as exc:
             raise UserError(localize(interaction, exc.template, **exc.values)) from None
         except SubscriptionLimitError as exc:
