@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from paperbot.core.query import parse_query
 from paperbot.core.search import (
+    parse_query,
     rank,
     rerank_one,
     rerank_scores,
@@ -111,11 +111,11 @@ def test_top_candidates_hold_the_k_best(n: int, nonzero: int, k: int, ties: bool
 
 def _reference_field(texts: list[str]) -> dict[int, list[int]]:
     """gram -> papers, one text at a time (no chunks, no counting sort)."""
-    from paperbot.core.search import _char_grams, _word_grams
+    from paperbot.core.search import char_grams, word_grams
 
     postings: dict[int, set[int]] = {}
     for i, text in enumerate(texts):
-        keys = np.concatenate([_char_grams([text])[0], _word_grams([text])[0]])
+        keys = np.concatenate([char_grams([text])[0], word_grams([text])[0]])
         for key in keys.tolist():
             postings.setdefault(key, set()).add(i)
     return {k: sorted(v) for k, v in postings.items()}

@@ -10,8 +10,7 @@ import pytest
 
 from paperbot.config import SearchSettings
 from paperbot.core.models import Paper
-from paperbot.core.query import parse_query
-from paperbot.core.search import RankedMatches, rank
+from paperbot.core.search import RankedMatches, parse_query, rank
 from paperbot.core.search_render import ResultItem, ResultPages
 from paperbot.services.search import SearchService
 from paperbot.storage.db import Database

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from paperbot.core.query import QueryProblem, Term, expand_terms, parse_query
+from paperbot.core.search import QueryProblem, Term, expand_terms, parse_query
 
 VENUES = ("ICLR", "ICML", "NeurIPS")
 

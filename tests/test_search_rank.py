@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from paperbot.core.query import ParsedQuery, Term, parse_query
+from paperbot.bench.baselines import BaselineCorpus, baseline_corpus, baseline_rank
 from paperbot.core.search import (
-    BaselineCorpus,
-    baseline_corpus,
-    baseline_rank,
+    ParsedQuery,
+    Term,
     build_index,
     from_arrays,
+    parse_query,
     rank,
     suggest_titles,
     title_acronyms,

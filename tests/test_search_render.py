@@ -8,7 +8,7 @@ import pytest
 
 from paperbot.core import limits
 from paperbot.core.models import Paper
-from paperbot.core.query import QueryProblem, parse_query
+from paperbot.core.search import QueryProblem, parse_query
 from paperbot.core.search_render import (
     ResultItem,
     ResultPages,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from paperbot.cli import main
 from paperbot.config import SearchSettings
 from paperbot.core import search as core
-from paperbot.core.query import QueryProblem
+from paperbot.core.search import QueryProblem
 from paperbot.services.corpus import load_corpus
 from paperbot.services.search import SearchService
 from paperbot.storage import search_index as index_store
@@ -252,4 +253,6 @@ async def test_large_arrays_round_trip_in_parts(
     [(), ("",), ("a", ""), ("数据去重", "qlora", "x" * 10_000), tuple(map(str, range(9000)))],
 )
 def test_texts_round_trip(texts: tuple[str, ...]) -> None:
-    assert core._unpack_texts(core._pack_texts(texts)) == texts
+    # Through the public encoding: the venue names are packed like every text column.
+    index = dataclasses.replace(core.build_index([]), venues=texts)
+    assert core.from_arrays(core.to_arrays(index)).venues == texts

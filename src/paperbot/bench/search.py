@@ -24,12 +24,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from paperbot.bench.baselines import BaselineCorpus, baseline_rank
 from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.synthetic import synthetic_papers, write_corpus
 from paperbot.cli.common import positive_int
 from paperbot.clock import utc_now
 from paperbot.config import SearchSettings
-from paperbot.core.search import BaselineCorpus, baseline_rank
 from paperbot.services.corpus import load_corpus
 from paperbot.services.search import SearchService
 from paperbot.storage.db import Database

@@ -7,8 +7,8 @@ from typing import Any
 
 from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, positive_int, print_json, with_app, year
 from paperbot.config import Settings
-from paperbot.core.query import QueryProblem
 from paperbot.core.render import trim
+from paperbot.core.search import QueryProblem
 from paperbot.services.app import App
 from paperbot.services.search import SearchHit, SearchResult
 

@@ -18,8 +18,8 @@ from typing import overload
 from paperbot.core import limits
 from paperbot.core.links import arxiv_search_url
 from paperbot.core.models import Paper
-from paperbot.core.query import ParsedQuery, QueryProblem
 from paperbot.core.render import ELLIPSIS, EmbedData, MessageData, defuse_mentions, trim
+from paperbot.core.search import ParsedQuery, QueryProblem
 
 # Fixed texts, in English; `tr` (English -> the reader's language) is applied
 # by the callers' catalogs (the search cog's ZH_CN).

@@ -23,7 +23,7 @@ from typing import ParamSpec, TypeVar
 from paperbot.config import SearchSettings
 from paperbot.core import search as core
 from paperbot.core.models import Paper
-from paperbot.core.query import ParsedQuery, QueryProblem, parse_query
+from paperbot.core.search import ParsedQuery, QueryProblem, parse_query
 from paperbot.storage import papers as paper_store
 from paperbot.storage import search_index as index_store
 from paperbot.storage.db import Database

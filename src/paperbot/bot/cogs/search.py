@@ -23,7 +23,7 @@ from paperbot.bot.views.paginator import NEXT, NOT_YOURS, PREVIOUS, Paginator
 from paperbot.bot.warmup import WarmUp
 from paperbot.core import limits
 from paperbot.core import search_render as render
-from paperbot.core.query import parse_query
+from paperbot.core.search import parse_query
 from paperbot.core.search_render import ResultItem, Translate
 from paperbot.services.search import SearchHit
 from paperbot.storage import papers

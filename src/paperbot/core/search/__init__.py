@@ -1,0 +1,94 @@
+"""Bilingual, typo-tolerant paper search: an n-gram index and a two-stage ranker.
+
+Stage 1 (`_recall`) scores every paper at once from an inverted index held
+as numpy arrays (`_build`, keys from `_grams`): CJK unigrams and bigrams,
+Latin word tokens (lightly stemmed) and Latin character trigrams padded at
+word boundaries, separately for titles and summaries. Each query term
+contributes its IDF-weighted share of grams found, so a paper covering more
+of the query scores higher, typos still share most trigrams, and a Chinese
+phrase that is not verbatim in a summary still matches through its bigrams.
+One `np.bincount` does the sum.
+
+Stage 2 (`_rerank`, field matching in `_match`) re-ranks the best hundred
+candidates term by term: exact word or phrase, a run-together/split form, a
+rapidfuzz typo match, or bigram coverage for Chinese; titles count above
+summaries and the stage-1 score is blended in (`_rank`) so re-ranking never
+loses a paper stage 1 found clearly.
+
+Everything here is pure: queries are parsed by `parse_query` (`_query`), the
+service layer fetches papers and persists the arrays (`to_arrays` /
+`from_arrays`, `_persist`). Import from this package, never from its
+private modules.
+"""
+
+from __future__ import annotations
+
+from paperbot.core.search._build import (
+    build_field,
+    build_index,
+    build_index_columns,
+    title_acronyms,
+)
+from paperbot.core.search._grams import char_grams, term_grams, word_grams, word_key
+from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
+from paperbot.core.search._persist import INDEX_FORMAT, from_arrays, iter_arrays, to_arrays
+from paperbot.core.search._query import (
+    MAX_ALTERNATIVES,
+    MAX_YEAR,
+    MIN_YEAR,
+    STOP_WORDS,
+    ParsedQuery,
+    QueryProblem,
+    Term,
+    expand_terms,
+    parse_query,
+)
+from paperbot.core.search._rank import RankedMatches, rank, suggest_titles
+from paperbot.core.search._recall import (
+    TermScores,
+    filter_mask,
+    stage1_scores,
+    term_scores,
+    top_candidates,
+)
+from paperbot.core.search._rerank import rerank_one, rerank_scores
+from paperbot.core.search._weights import CANDIDATES
+
+__all__ = [
+    "CANDIDATES",
+    "EMPTY_RANKING",
+    "INDEX_FORMAT",
+    "MAX_ALTERNATIVES",
+    "MAX_YEAR",
+    "MIN_YEAR",
+    "STOP_WORDS",
+    "FieldIndex",
+    "ParsedQuery",
+    "QueryProblem",
+    "RankedMatches",
+    "Ranking",
+    "SearchIndex",
+    "Term",
+    "TermScores",
+    "build_field",
+    "build_index",
+    "build_index_columns",
+    "char_grams",
+    "expand_terms",
+    "filter_mask",
+    "from_arrays",
+    "iter_arrays",
+    "parse_query",
+    "rank",
+    "rerank_one",
+    "rerank_scores",
+    "stage1_scores",
+    "suggest_titles",
+    "term_grams",
+    "term_scores",
+    "title_acronyms",
+    "to_arrays",
+    "top_candidates",
+    "word_grams",
+    "word_key",
+]

@@ -1,0 +1,275 @@
+"""Building the index: normalised texts and the two fields' postings."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from paperbot.core.models import Paper
+from paperbot.core.search._grams import (
+    CJK_BITS,
+    TAG_SHIFT,
+    UNIGRAM,
+    char_grams,
+    cjk_mask,
+    word_grams,
+)
+from paperbot.core.search._index import FieldIndex, SearchIndex
+from paperbot.core.search._weights import COMMON_DF
+from paperbot.core.text import (
+    collapse_whitespace,
+    has_cjk,
+    normalize,
+    strip_invisible,
+    to_simplified,
+)
+
+# Title words for acronyms: a hyphenated compound counts as one word; a
+# colon or other punctuation ends the run.
+_TITLE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*|[^\sA-Za-z0-9]+")
+
+
+def build_index(papers: Sequence[Paper]) -> SearchIndex:
+    """Index papers (any order; positions follow the given order)."""
+    return build_index_columns(
+        ids=[p.id for p in papers],
+        titles=[p.title for p in papers],
+        venues=[p.venue for p in papers],
+        years=[p.year for p in papers],
+        summaries=[p.summary for p in papers],
+    )
+
+
+def build_index_columns(
+    *,
+    ids: Sequence[int],
+    titles: Sequence[str],
+    venues: Sequence[str],
+    years: Sequence[int],
+    summaries: list[str],
+    previous: SearchIndex | None = None,
+) -> SearchIndex:
+    """Index papers given column-wise (no Paper objects: less memory at 100k).
+
+    `summaries` is consumed: its items are replaced by their normal form.
+    With the `previous` index (a rebuild after a load), a paper whose
+    normalised text did not change shares the previous index's string
+    instead of holding a second copy while both indexes are alive.
+    """
+    reuse = _reuse_positions(previous, ids)
+    title_texts = tuple(
+        _reuse_text(_title_text(t), i, reuse, previous.titles if previous else ())
+        for i, t in enumerate(titles)
+    )
+    _normalize_bulk(summaries)
+    if previous is not None:
+        for i, text in enumerate(summaries):
+            summaries[i] = _reuse_text(text, i, reuse, previous.summaries)
+    summary_texts = tuple(summaries)
+    summaries.clear()
+    venue_names = tuple(sorted(set(venues)))
+    venue_code = {v: i for i, v in enumerate(venue_names)}
+    return SearchIndex(
+        ids=np.array(ids, dtype=np.int64),
+        years=np.array(years, dtype=np.int32),
+        venue_codes=np.array([venue_code[v] for v in venues], dtype=np.int32),
+        venues=venue_names,
+        titles=title_texts,
+        summaries=summary_texts,
+        title=build_field(title_texts),
+        summary=build_field(summary_texts),
+    )
+
+
+def _reuse_positions(previous: SearchIndex | None, ids: Sequence[int]) -> list[int]:
+    """Per new paper its position in the previous index, or -1."""
+    if previous is None or previous.size == 0 or not ids:
+        return []
+    wanted = np.asarray(ids, dtype=np.int64)
+    sorter = np.argsort(previous.ids, kind="stable")
+    at = np.minimum(np.searchsorted(previous.ids, wanted, sorter=sorter), previous.size - 1)
+    positions = sorter[at]
+    return np.where(previous.ids[positions] == wanted, positions, -1).tolist()  # type: ignore[no-any-return]
+
+
+def _reuse_text(text: str, i: int, reuse: list[int], previous: Sequence[str]) -> str:
+    if reuse and reuse[i] >= 0:
+        old = previous[reuse[i]]
+        if old == text:
+            return old
+    return text
+
+
+def _title_text(title: str) -> str:
+    """The normalised title plus the acronyms of its capitalised word runs,
+    so `DPO` finds "Direct Preference Optimization"."""
+    norm = normalize(title)
+    extra = [a for a in title_acronyms(title) if a not in norm.split()]
+    return f"{norm} {' '.join(extra)}" if extra else norm
+
+
+def title_acronyms(title: str) -> list[str]:
+    """Initials of each run of 2-6 capitalised words: `Direct Preference
+    Optimization: Your ...` -> `dpo`."""
+    found: list[str] = []
+    run: list[str] = []
+    for word in [*_TITLE_WORD.findall(title), ""]:
+        if word[:1].isupper():
+            run.append(word[0])
+            continue
+        if 2 <= len(run) <= 6:
+            found.append("".join(run).casefold())
+        run = []
+    return found
+
+
+def _normalize_bulk(texts: list[str], chunk: int = 1000) -> None:
+    """`normalize` over many texts in place, a chunk per call (a third
+    faster; in place so raw and normal forms never coexist in full).
+
+    A private-use separator survives NFKC, case folding and OpenCC
+    unchanged. Chunks keep the joined strings small, and OpenCC is called
+    around `to_simplified`'s cache, which would keep every chunk alive.
+    """
+    sep = "\ue000"
+    for start in range(0, len(texts), chunk):
+        part = texts[start : start + chunk]
+        joined = unicodedata.normalize("NFKC", strip_invisible(sep.join(part))).casefold()
+        if has_cjk(joined):
+            joined = to_simplified.__wrapped__(joined)
+        pieces = joined.split(sep)
+        del joined
+        if len(pieces) != len(part) or any(sep in t for t in part):
+            texts[start : start + len(part)] = [normalize(t) for t in part]
+        else:
+            texts[start : start + len(part)] = [collapse_whitespace(p) for p in pieces]
+
+
+def build_field(texts: Sequence[str], chunk: int = 1024) -> FieldIndex:
+    """Vectorised build in two passes over chunks of texts, like a counting
+    sort: the first counts each gram's papers, the second writes every
+    paper position straight into its gram's slot of the final postings.
+
+    A chunk's grams are packed with the paper position in one int64, so one
+    sort groups them by gram and drops a gram repeated inside one paper.
+    Only the final arrays and one chunk's temporaries are ever held, never
+    a buffer of every (gram, paper) pair: the grams are computed twice
+    instead. Unigrams of characters in more than `COMMON_DF` of texts
+    (的, 模, 数: half of all postings) are dropped; their keys are kept in
+    `common` so a one-character query for one of them scans instead.
+    """
+    n = len(texts)
+    if n == 0:
+        return _empty_field()
+    doc_bits = max(1, (n - 1).bit_length())
+    if TAG_SHIFT + 3 + doc_bits > 63:
+        raise ValueError(f"too many papers for one index: {n}")
+    common_cps = _common_cjk_chars(texts)
+    # Pass 1: the vocabulary and each gram's document frequency.
+    seen: list[NDArray[np.int64]] = []
+    seen_counts: list[NDArray[np.int64]] = []
+    for start in range(0, n, chunk):
+        grams, _ = _chunk_pairs(texts, start, chunk, doc_bits, common_cps)
+        first = run_starts(grams)
+        seen.append(grams[first])
+        seen_counts.append(np.diff(np.append(first, len(grams))))
+    all_keys = np.concatenate(seen)
+    all_counts = np.concatenate(seen_counts)
+    del seen, seen_counts
+    order = np.argsort(all_keys, kind="stable")
+    all_keys, all_counts = all_keys[order], all_counts[order]
+    first = run_starts(all_keys)
+    keys = all_keys[first]
+    df = np.add.reduceat(all_counts, first) if len(first) else np.zeros(0, dtype=np.int64)
+    del all_keys, all_counts, order, first
+    indptr = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(df, out=indptr[1:])
+    # Pass 2: each chunk's papers into their grams' slots, in paper order.
+    docs = np.empty(int(indptr[-1]), dtype=np.int32)
+    cursor = indptr[:-1].copy()
+    for start in range(0, n, chunk):
+        grams, papers = _chunk_pairs(texts, start, chunk, doc_bits, common_cps)
+        first = run_starts(grams)
+        gram_at = np.searchsorted(keys, grams[first])
+        run = np.diff(np.append(first, len(grams)))
+        within = np.arange(len(grams), dtype=np.int64) - np.repeat(first, run)
+        docs[np.repeat(cursor[gram_at], run) + within] = papers
+        cursor[gram_at] += run
+    common = ((UNIGRAM << TAG_SHIFT) | common_cps).astype(np.int64)
+    return FieldIndex(keys.astype(np.int64), indptr, docs, common)
+
+
+def run_starts(sorted_values: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Where each run of equal values starts in a sorted array."""
+    if len(sorted_values) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]]).astype(np.int64)
+
+
+def _chunk_pairs(
+    texts: Sequence[str],
+    start: int,
+    chunk: int,
+    doc_bits: int,
+    common_cps: NDArray[np.int64],
+) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+    """One chunk's distinct (gram, paper) pairs sorted by gram then paper,
+    without the unigrams of common characters."""
+    part = _packed_chunk(texts, start, chunk, doc_bits)
+    grams = part >> doc_bits
+    if len(common_cps):
+        unigram = (grams >> TAG_SHIFT) == UNIGRAM
+        drop = np.zeros(len(part), dtype=np.bool_)
+        drop[unigram] = np.isin(grams[unigram] & ((1 << CJK_BITS) - 1), common_cps)
+        if drop.any():
+            part, grams = part[~drop], grams[~drop]
+    return grams, (part & ((1 << doc_bits) - 1)).astype(np.int32)
+
+
+def _common_cjk_chars(texts: Sequence[str], chunk: int = 4096) -> NDArray[np.int64]:
+    """Code points of the CJK characters in more than `COMMON_DF` of texts,
+    counted on every fourth text of a large corpus: the set only decides
+    which unigram postings are dropped (queries for those characters scan
+    instead), so an estimate is as correct as an exact count, and cheaper."""
+    step = 4 if len(texts) >= 4 * chunk else 1
+    sample = texts[::step]
+    df = np.zeros(1 << CJK_BITS, dtype=np.int64)
+    for start in range(0, len(sample), chunk):
+        sub = sample[start : start + chunk]
+        cp = np.frombuffer("\n".join(sub).encode("utf-32-le"), dtype=np.uint32)
+        lengths = np.fromiter((len(t) + 1 for t in sub), dtype=np.int64, count=len(sub))
+        doc = np.repeat(np.arange(len(sub), dtype=np.int64), lengths)[: len(cp)]
+        cjk = cjk_mask(cp)
+        pairs = (doc[cjk] << CJK_BITS) | (cp[cjk].astype(np.int64) & ((1 << CJK_BITS) - 1))
+        pairs.sort()
+        pairs = pairs[np.r_[True, pairs[1:] != pairs[:-1]]] if len(pairs) else pairs
+        df += np.bincount(pairs & ((1 << CJK_BITS) - 1), minlength=1 << CJK_BITS)
+    return np.flatnonzero(df > COMMON_DF * len(sample)).astype(np.int64)
+
+
+def _packed_chunk(texts: Sequence[str], start: int, chunk: int, doc_bits: int) -> NDArray[np.int64]:
+    """Sorted, de-duplicated (gram << doc_bits | paper) of one chunk of texts."""
+    sub = texts[start : start + chunk]
+    keys, docs = char_grams(sub)
+    word_keys, word_docs = word_grams(sub)
+    packed = np.concatenate(
+        [
+            (keys << doc_bits) | (docs.astype(np.int64) + start),
+            (word_keys << doc_bits) | (word_docs.astype(np.int64) + start),
+        ]
+    )
+    packed.sort()
+    # sort + neighbour compare: np.unique is many times slower here.
+    return packed[run_starts(packed)]
+
+
+def _empty_field() -> FieldIndex:
+    return FieldIndex(
+        keys=np.zeros(0, dtype=np.int64),
+        indptr=np.zeros(1, dtype=np.int64),
+        docs=np.zeros(0, dtype=np.int32),
+    )

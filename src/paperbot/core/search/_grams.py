@@ -1,0 +1,135 @@
+"""Gram keys: CJK unigrams and bigrams, padded Latin trigrams and stemmed
+Latin words, each an int64 with its kind in the high bits. The same keys
+come from a paper's text (`char_grams`, `word_grams`, vectorised over many
+texts) and from a query term (`term_grams`)."""
+
+from __future__ import annotations
+
+import itertools
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from paperbot.core.search._weights import WORD_SHARE
+from paperbot.core.text import CJK_RANGES, fold_word, is_cjk_char, latin_words
+
+# Gram keys are int64: a kind tag in bits 40+ and the gram's code below.
+TAG_SHIFT = 40
+TRIGRAM, UNIGRAM, BIGRAM, WORD = 1, 2, 3, 4
+LATIN_BITS = 10  # Latin letters/digits used by core.text stop at U+024F
+CJK_BITS = 18  # CJK ideographs stop below U+30000
+
+
+def cjk_mask(cp: NDArray[np.uint32]) -> NDArray[np.bool_]:
+    mask = np.zeros(cp.shape, dtype=np.bool_)
+    for lo, hi in CJK_RANGES:
+        mask |= (cp >= lo) & (cp <= hi)
+    return mask
+
+
+def _is_latin(cp: NDArray[np.uint32]) -> NDArray[np.bool_]:
+    # The same classes as core.text's Latin words: 0-9, a-z, U+00C0-U+024F.
+    return (
+        ((cp >= 0x30) & (cp <= 0x39))
+        | ((cp >= 0x61) & (cp <= 0x7A))
+        | ((cp >= 0xC0) & (cp <= 0x24F))
+    )
+
+
+def char_grams(texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+    """CJK bigrams and padded Latin trigrams of all texts, with their text.
+
+    Unigrams of common characters are dropped later (`_drop_common_unigrams`).
+    """
+    # One newline between texts: neither CJK nor Latin, so no gram spans two.
+    cp = np.frombuffer("\n".join(texts).encode("utf-32-le"), dtype=np.uint32)
+    if len(cp) == 0:  # only empty texts
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
+    lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
+    doc = np.repeat(np.arange(len(texts), dtype=np.int32), lengths)[: len(cp)]
+    cjk = cjk_mask(cp)
+    latin = _is_latin(cp)
+
+    uni = np.flatnonzero(cjk)
+    unigram_keys = (UNIGRAM << TAG_SHIFT) | cp[uni].astype(np.int64)
+    unigram_docs = doc[uni]
+    del uni
+    bi = np.flatnonzero(cjk[:-1] & cjk[1:])
+    bigram_keys = (
+        (BIGRAM << TAG_SHIFT) | (cp[bi].astype(np.int64) << CJK_BITS) | cp[bi + 1]
+    ).astype(np.int64)
+    bigram_docs = doc[bi]
+    del bi, cjk
+
+    # A padded trigram centred on each Latin character; a neighbour that is
+    # not a Latin character is the pad (0).
+    padded = np.where(latin, cp, 0).astype(np.int64)
+    padded = np.concatenate([[0], padded, [0]])
+    mid = np.flatnonzero(latin)
+    trigram_keys = (
+        (TRIGRAM << TAG_SHIFT)
+        | (padded[mid] << (2 * LATIN_BITS))
+        | (padded[mid + 1] << LATIN_BITS)
+        | padded[mid + 2]
+    )
+    return (
+        np.concatenate([unigram_keys, bigram_keys, trigram_keys]),
+        np.concatenate([unigram_docs, bigram_docs, doc[mid]]),
+    )
+
+
+def word_grams(texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+    """Stemmed Latin words as stable hashed keys (same in every process)."""
+    cache: dict[str, int] = {}
+    keys: list[int] = []
+    counts: list[int] = []
+    for text in texts:
+        words = set(latin_words(text))
+        counts.append(len(words))
+        for word in words:
+            key = cache.get(word)
+            if key is None:
+                key = cache[word] = word_key(word)
+            keys.append(key)
+    docs = np.repeat(np.arange(len(texts), dtype=np.int32), counts)
+    return np.array(keys, dtype=np.int64), docs
+
+
+def word_key(word: str) -> int:
+    folded = fold_word(word)
+    return (WORD << TAG_SHIFT) | ((len(folded) & 0xFF) << 32) | zlib.crc32(folded.encode("utf-8"))
+
+
+# ------------------------------------------------------------ query grams
+
+
+def term_grams(text: str) -> list[tuple[int, float]]:
+    """(gram key, share) pairs of one normalised token (a Latin word or CJK run).
+
+    A CJK run gives its bigrams, a lone character its unigram. A Latin word
+    gives its padded trigrams plus the stemmed word itself, which carries
+    `WORD_SHARE` of the term's weight.
+    """
+    cps = [ord(c) for c in text]
+    if not cps:
+        return []
+    if is_cjk_char(cps[0]):
+        if len(cps) == 1:
+            return [((UNIGRAM << TAG_SHIFT) | cps[0], 1.0)]
+        pairs = itertools.pairwise(cps)
+        bigrams = {(BIGRAM << TAG_SHIFT) | (a << CJK_BITS) | b for a, b in pairs}
+        return [(k, 1.0) for k in sorted(bigrams)]
+    padded = [0, *cps, 0]
+    trigrams = sorted(
+        {
+            (TRIGRAM << TAG_SHIFT)
+            | (padded[i - 1] << 2 * LATIN_BITS)
+            | (padded[i] << LATIN_BITS)
+            | padded[i + 1]
+            for i in range(1, len(padded) - 1)
+        }
+    )
+    grams = [(word_key(text), WORD_SHARE * len(trigrams))]
+    return grams + [(k, 1.0 - WORD_SHARE) for k in trigrams]

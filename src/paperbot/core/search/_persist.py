@@ -1,0 +1,105 @@
+"""Persistence encoding: the index as named numpy arrays and back (texts
+packed as UTF-8 byte arrays). The storage layer writes and reads them."""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from paperbot.core.search._index import FieldIndex, SearchIndex
+
+# Bumped whenever the array layout or gram keys change: a persisted index
+# with another format is rebuilt instead of being misread.
+INDEX_FORMAT = 1
+
+
+def to_arrays(index: SearchIndex) -> dict[str, NDArray[Any]]:
+    """The index as named arrays, to persist (texts as UTF-8 byte arrays)."""
+    return dict(iter_arrays(index))
+
+
+def iter_arrays(index: SearchIndex) -> Iterator[tuple[str, NDArray[Any]]]:
+    """`to_arrays` lazily: each text array is packed only when asked for, so
+    a writer holds one of them at a time."""
+    yield "ids", index.ids
+    yield "years", index.years
+    yield "venue_codes", index.venue_codes
+    yield "venues", _pack_texts(index.venues)
+    yield "titles", _pack_texts(index.titles)
+    yield "summaries", _pack_texts(index.summaries)
+    yield "title_keys", index.title.keys
+    yield "title_indptr", index.title.indptr
+    yield "title_docs", index.title.docs
+    yield "title_common", index.title.common
+    yield "summary_keys", index.summary.keys
+    yield "summary_indptr", index.summary.indptr
+    yield "summary_docs", index.summary.docs
+    yield "summary_common", index.summary.common
+
+
+def from_arrays(arrays: Mapping[str, NDArray[Any]]) -> SearchIndex:
+    """The inverse of `to_arrays`; raises KeyError/ValueError on a bad set."""
+    index = SearchIndex(
+        ids=arrays["ids"].astype(np.int64, copy=False),
+        years=arrays["years"].astype(np.int32, copy=False),
+        venue_codes=arrays["venue_codes"].astype(np.int32, copy=False),
+        venues=_unpack_texts(arrays["venues"]),
+        titles=_unpack_texts(arrays["titles"]),
+        summaries=_unpack_texts(arrays["summaries"]),
+        title=FieldIndex(
+            arrays["title_keys"].astype(np.int64, copy=False),
+            arrays["title_indptr"].astype(np.int64, copy=False),
+            arrays["title_docs"].astype(np.int32, copy=False),
+            arrays["title_common"].astype(np.int64, copy=False),
+        ),
+        summary=FieldIndex(
+            arrays["summary_keys"].astype(np.int64, copy=False),
+            arrays["summary_indptr"].astype(np.int64, copy=False),
+            arrays["summary_docs"].astype(np.int32, copy=False),
+            arrays["summary_common"].astype(np.int64, copy=False),
+        ),
+    )
+    n = index.size
+    if not (len(index.titles) == len(index.summaries) == len(index.years) == n):
+        raise ValueError("search index arrays disagree on the number of papers")
+    return index
+
+
+_TEXT_SEP = "\x00"
+
+
+def _pack_texts(texts: Sequence[str], chunk: int = 4096) -> NDArray[np.uint8]:
+    # NUL separates the texts; a text holding one is refused, not misread.
+    # Encoded a chunk at a time: no full-size joined string is ever made.
+    if not texts:
+        return np.frombuffer(b"0", dtype=np.uint8)
+    parts = [b"1"]
+    for start in range(0, len(texts), chunk):
+        part = texts[start : start + chunk]
+        joined = _TEXT_SEP.join(part)
+        if joined.count(_TEXT_SEP) != len(part) - 1:
+            raise ValueError("texts to persist must not contain NUL")
+        if start:
+            parts.append(_TEXT_SEP.encode("utf-8"))
+        parts.append(joined.encode("utf-8"))
+    out = np.empty(sum(len(p) for p in parts), dtype=np.uint8)
+    at = 0
+    while parts:
+        piece = parts.pop(0)
+        out[at : at + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
+        at += len(piece)
+    return out
+
+
+def _unpack_texts(data: NDArray[np.uint8]) -> tuple[str, ...]:
+    text, _ = codecs.utf_8_decode(np.ascontiguousarray(data).data, "strict", True)
+    if text[:1] != "1":
+        return ()
+    texts = text.split(_TEXT_SEP)
+    del text
+    texts[0] = texts[0][1:]
+    return tuple(texts)

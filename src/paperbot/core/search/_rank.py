@@ -1,0 +1,195 @@
+"""The ranker's entry point: stage 1, stage 2, the blend, lazily worked
+out highlights, and the "did you mean" titles."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import overload
+
+import numpy as np
+from numpy.typing import NDArray
+from rapidfuzz import fuzz
+
+from paperbot.core.search._grams import term_grams
+from paperbot.core.search._index import EMPTY_RANKING, Ranking, SearchIndex
+from paperbot.core.search._match import FieldText
+from paperbot.core.search._query import ParsedQuery, Term
+from paperbot.core.search._recall import field_scores, filter_mask, stage1_scores, top_candidates
+from paperbot.core.search._rerank import prepared_scores, rerank_fields
+from paperbot.core.search._weights import BLEND_STAGE1, CANDIDATES
+from paperbot.core.text import tokens
+
+
+def rank(
+    index: SearchIndex,
+    query: ParsedQuery,
+    *,
+    limit: int | None = None,
+    candidates: int = CANDIDATES,
+    highlight: int | None = None,
+    eager: int | None = None,
+) -> Ranking:
+    """The papers matching a parsed query, best first (ids, scores, matches).
+
+    Matched strings (for highlighting) exist for the first `highlight`
+    results only (all when None); the rest get (). Of those, the first
+    `eager` (all when None) are worked out here, the others when first read
+    from `Ranking.matched`: a paginator shows one page of fifty results and
+    should not pay for the highlight of the other nine.
+    """
+    mask = filter_mask(index, query.venue, query.year)
+    if query.problem is not None:
+        return EMPTY_RANKING
+    if query.is_filter_only:
+        assert mask is not None
+        return _filter_only(index, mask, limit)
+    terms = query.terms
+    s1, weights = stage1_scores(index, terms)
+    cands = top_candidates(s1, candidates, mask)
+    phrase = query.phrase or query.text
+    cand_scores, titles, summaries = prepared_scores(index, cands, terms, phrase, weights)
+    scored = _blended(cand_scores, index.ids[cands].tolist(), s1[cands].tolist())
+    if limit is not None:
+        scored = scored[:limit]
+    shown = len(scored) if highlight is None else max(0, highlight)
+    # The highlight reuses the fields the scorer already split into words.
+    matched = RankedMatches(
+        [(titles[c], summaries[c]) for _, _, c in scored[:shown]],
+        len(scored),
+        terms,
+        phrase,
+        weights,
+    )
+    # The first page is worked out here: at 100k papers `rank` runs in a
+    # worker thread, so the first reply's highlight stays off the event loop.
+    matched.compute(shown if eager is None else eager)
+    return Ranking(
+        tuple(i for _, i, _ in scored),
+        tuple(s for s, _, _ in scored),
+        matched,
+    )
+
+
+def _filter_only(index: SearchIndex, mask: NDArray[np.bool_], limit: int | None) -> Ranking:
+    """A query of only a venue/year: the papers it selects, by id, all scoring 1."""
+    positions = np.flatnonzero(mask)
+    order = positions[np.argsort(index.ids[positions], kind="stable")]
+    chosen = order[:limit] if limit is not None else order
+    return Ranking(
+        tuple(int(i) for i in index.ids[chosen]),
+        tuple(1.0 for _ in chosen),
+        tuple(() for _ in chosen),
+    )
+
+
+def _blended(
+    stage2: Sequence[float], ids: Sequence[int], stage1: Sequence[float]
+) -> list[tuple[float, int, int]]:
+    """(final score, id, candidate) of each candidate stage 2 kept, best
+    first, ties by id: stage 2 with a share of stage 1 blended in."""
+    scored: list[tuple[float, int, int]] = []
+    for c, score in enumerate(stage2):
+        if score <= 0:
+            continue
+        final = (1 - BLEND_STAGE1) * score + BLEND_STAGE1 * stage1[c]
+        scored.append((round(final, 9), ids[c], c))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return scored
+
+
+class RankedMatches(Sequence[tuple[str, ...]]):
+    """Per ranked paper the normalised strings that matched, each worked out
+    on first read and kept (pure and cheap: ~0.1 ms a paper). Results past
+    the highlighted ones read as (). Compares equal to the tuple of its items.
+
+    Not thread-safe to fill from two threads at once; a search fills it in
+    one thread (the ranking's) and later reads run on the event loop.
+    """
+
+    __slots__ = ("_fields", "_found", "_length", "_phrase", "_terms", "_weights")
+
+    def __init__(
+        self,
+        fields: Sequence[tuple[FieldText, FieldText]],
+        length: int,
+        terms: Sequence[Term],
+        phrase: str,
+        weights: Sequence[float],
+    ) -> None:
+        # Only the highlighted papers' prepared fields are held, not the index.
+        self._fields = list(fields)
+        self._found: list[tuple[str, ...] | None] = [None] * len(self._fields)
+        self._length = length
+        self._terms = tuple(terms)
+        self._phrase = phrase
+        self._weights = tuple(weights)
+
+    def compute(self, count: int) -> None:
+        """Work out the first `count` results' matches now."""
+        for i in range(min(max(0, count), len(self._fields))):
+            self._match(i)
+
+    def computed(self) -> int:
+        """How many results' matches have been worked out (for tests)."""
+        return sum(found is not None for found in self._found)
+
+    def _match(self, i: int) -> tuple[str, ...]:
+        found = self._found[i]
+        if found is None:
+            found = rerank_fields(self._fields[i], self._terms, self._phrase, self._weights)[1]
+            self._found[i] = found
+        return found
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, ...]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[tuple[str, ...], ...]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[str, ...] | tuple[tuple[str, ...], ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(self._length)))
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        return self._match(index) if index < len(self._fields) else ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RankedMatches | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"RankedMatches({self.computed()} of {self._length} worked out)"
+
+
+def suggest_titles(index: SearchIndex, query: ParsedQuery, limit: int = 3) -> tuple[int, ...]:
+    """Ids of the titles closest to the query, for a "did you mean" reply."""
+    if not query.terms or index.size == 0:
+        return ()
+    grams = [g for tok in tokens(query.text) for g in term_grams(tok)]
+    if not grams:
+        return ()
+    keys = np.array([k for k, _ in grams], dtype=np.int64)
+    shares = np.array([s for _, s in grams], dtype=np.float64)
+    # Title grams only: close titles share trigrams even when no term matched.
+    title_scores = field_scores(index.title, index.title.lookup(keys), shares, index.size)
+    if title_scores is None:
+        return ()
+    mask = filter_mask(index, query.venue, query.year)
+    cands = top_candidates(title_scores, 50, mask)
+    text = query.text
+    scored = []
+    for pos in cands.tolist():
+        similarity = fuzz.WRatio(text, index.titles[pos])
+        if similarity >= 50:
+            scored.append((-similarity, int(index.ids[pos])))
+    scored.sort()
+    return tuple(i for _, i in scored[:limit])

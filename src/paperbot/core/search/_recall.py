@@ -1,0 +1,226 @@
+"""Stage 1: every paper scored at once from the postings (IDF-weighted
+share of each term's grams), and the best candidates picked."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from paperbot.core.search._grams import TAG_SHIFT, UNIGRAM, term_grams
+from paperbot.core.search._index import FieldIndex, SearchIndex
+from paperbot.core.search._query import Term
+from paperbot.core.search._weights import (
+    ALTERNATIVE,
+    COMMON_DF,
+    SEARCH_SUMMARY_WEIGHT,
+    SEARCH_TITLE_WEIGHT,
+)
+from paperbot.core.text import is_cjk_char, normalize, tokens
+
+
+def filter_mask(
+    index: SearchIndex, venue: str | None, year: int | None
+) -> NDArray[np.bool_] | None:
+    """Papers passing the venue/year filters, or None when there is no filter."""
+    if venue is None and year is None:
+        return None
+    mask = np.ones(index.size, dtype=np.bool_)
+    if venue is not None:
+        folded = venue.casefold()
+        codes = [i for i, v in enumerate(index.venues) if v.casefold() == folded]
+        mask &= np.isin(index.venue_codes, codes)
+    if year is not None:
+        mask &= index.years == year
+    return mask
+
+
+@dataclass(frozen=True, slots=True)
+class TermScores:
+    """Stage 1 for one term: a score in [0, 1] per paper, and how much the
+    term counts in the query (its mean IDF: `shampo` outweighs `optimizer`)."""
+
+    scores: NDArray[np.float64]
+    weight: float
+
+
+def term_scores(index: SearchIndex, term: Term) -> TermScores:
+    """IDF-weighted share of the term's grams each paper holds, title hits
+    above summary hits; an alias lifts a paper to 0.6 of a direct match."""
+    direct = _text_scores(index, term.text)
+    scores = direct.scores
+    for alt in term.alternatives:
+        np.maximum(scores, ALTERNATIVE * _text_scores(index, alt).scores, out=scores)
+    return TermScores(scores, direct.weight)
+
+
+def stage1_scores(
+    index: SearchIndex, terms: Sequence[Term]
+) -> tuple[NDArray[np.float64], list[float]]:
+    """Per paper the weighted mean of the term scores (in [0, 1]), and the weights.
+
+    Terms without aliases are summed by one `np.bincount` over all their
+    postings instead of one dense array per term and field.
+    """
+    n = index.size
+    weights: list[float] = []
+    dense: list[tuple[float, NDArray[np.float64]]] = []
+    docs: list[NDArray[np.int32]] = []
+    shares: list[NDArray[np.float64]] = []
+    for term in terms:
+        if term.alternatives:
+            found = term_scores(index, term)
+            dense.append((found.weight, found.scores))
+            weights.append(found.weight)
+            continue
+        postings = _text_postings(index, term.text)
+        if isinstance(postings, TermScores):
+            dense.append((postings.weight, postings.scores))
+            weights.append(postings.weight)
+            continue
+        weight, parts = postings
+        for part_docs, part_shares in parts:
+            docs.append(part_docs)
+            shares.append(part_shares * weight)
+        weights.append(weight)
+    # Dividing by the weight sum up front spares two passes over n papers.
+    scale = 1.0 / sum(weights) if weights else 1.0
+    if docs:
+        total = np.bincount(
+            np.concatenate(docs), weights=np.concatenate(shares) * scale, minlength=n
+        ).astype(np.float64, copy=False)
+    else:
+        total = np.zeros(n, dtype=np.float64)
+    for weight, scores in dense:
+        total += (weight * scale) * scores
+    return total, weights
+
+
+def _text_scores(index: SearchIndex, text: str) -> TermScores:
+    """Stage 1 of one term or alias (an alias may hold several words)."""
+    postings = _text_postings(index, text)
+    if isinstance(postings, TermScores):
+        return postings
+    weight, parts = postings
+    n = index.size
+    if not parts:
+        return TermScores(np.zeros(n, dtype=np.float64), weight)
+    scores = np.bincount(
+        np.concatenate([d for d, _ in parts]),
+        weights=np.concatenate([w for _, w in parts]),
+        minlength=n,
+    ).astype(np.float64, copy=False)
+    return TermScores(scores, weight)
+
+
+_Postings = tuple[float, list[tuple[NDArray[np.int32], NDArray[np.float64]]]]
+
+
+def _text_postings(index: SearchIndex, text: str) -> _Postings | TermScores:
+    """A term's stage 1 as (weight, [(papers, share per posting)]), already
+    scaled by field weight, or dense scores for a common single character."""
+    n = index.size
+    toks = tokens(normalize(text))
+    if len(toks) == 1 and len(toks[0]) == 1 and is_cjk_char(ord(toks[0])):
+        key = (UNIGRAM << TAG_SHIFT) | ord(toks[0])
+        if index.title.is_common(key) or index.summary.is_common(key):
+            return _scan_char(index, toks[0])
+    grams = [g for tok in toks for g in term_grams(tok)]
+    if not grams or n == 0:
+        return 1.0, []
+    keys = np.array([k for k, _ in grams], dtype=np.int64)
+    shares = np.array([s for _, s in grams], dtype=np.float64)
+    positions = [(field, field.lookup(keys)) for field in (index.title, index.summary)]
+    df_both = np.zeros(len(keys), dtype=np.int64)
+    for field, pos in positions:
+        df_both[pos >= 0] += field.df(pos[pos >= 0])
+    weight = max(float(np.log1p(n / np.maximum(df_both, 1)).mean()), 0.1)
+    parts = []
+    for (field, pos), field_weight in zip(
+        positions, (SEARCH_TITLE_WEIGHT, SEARCH_SUMMARY_WEIGHT), strict=True
+    ):
+        part = _field_postings(field, pos, shares, n)
+        if part is not None:
+            parts.append((part[0], part[1] * field_weight))
+    return weight, parts
+
+
+def _scan_char(index: SearchIndex, char: str) -> TermScores:
+    """A one-character query for a common character (模): a plain scan."""
+    n = index.size
+    in_title = np.fromiter((char in t for t in index.titles), dtype=np.bool_, count=n)
+    in_summary = np.fromiter((char in t for t in index.summaries), dtype=np.bool_, count=n)
+    df = int(in_title.sum() + in_summary.sum())
+    scores = SEARCH_TITLE_WEIGHT * in_title + SEARCH_SUMMARY_WEIGHT * in_summary
+    return TermScores(scores.astype(np.float64), float(np.log1p(n / max(df, 1))))
+
+
+def field_scores(
+    field: FieldIndex, pos: NDArray[np.int64], shares: NDArray[np.float64], n: int
+) -> NDArray[np.float64] | None:
+    """Per paper, the IDF-weighted share of the grams found in this field."""
+    part = _field_postings(field, pos, shares, n)
+    if part is None:
+        return None
+    return np.bincount(part[0], weights=part[1], minlength=n).astype(np.float64, copy=False)
+
+
+def _field_postings(
+    field: FieldIndex, pos: NDArray[np.int64], shares: NDArray[np.float64], n: int
+) -> tuple[NDArray[np.int32], NDArray[np.float64]] | None:
+    """The postings of the found grams, each with its gram's IDF-weighted share."""
+    found = pos >= 0
+    if not found.any():
+        return None
+    df = np.zeros(len(pos), dtype=np.int64)
+    df[found] = field.df(pos[found])
+    weight = np.log1p(n / np.maximum(df, 1)) * shares
+    # Grams in most papers say little and have huge posting lists: leave
+    # them out (of the sum and of the whole) unless nothing else is left.
+    common = df > COMMON_DF * n
+    usable = found & ~common
+    if usable.any():
+        total = weight[~common].sum()
+    else:
+        usable = found
+        total = weight.sum()
+    starts = field.indptr[pos[usable]]
+    ends = field.indptr[pos[usable] + 1]
+    docs = np.concatenate([field.docs[s:e] for s, e in zip(starts, ends, strict=True)])
+    return docs, np.repeat(weight[usable] / total, ends - starts)
+
+
+def top_candidates(
+    scores: NDArray[np.float64], k: int, mask: NDArray[np.bool_] | None = None
+) -> NDArray[np.int64]:
+    """Positions of the k best non-zero scores (unordered)."""
+    nz = _above_sample_threshold(scores, k) if mask is None else None
+    if nz is None:
+        nz = np.flatnonzero(scores)
+    if mask is not None:
+        nz = nz[mask[nz]]
+    if len(nz) > k:
+        nz = nz[np.argpartition(-scores[nz], k - 1)[:k]]
+    return nz.astype(np.int64)
+
+
+_SAMPLE_STEP = 16
+
+
+def _above_sample_threshold(scores: NDArray[np.float64], k: int) -> NDArray[np.int64] | None:
+    """The positions scoring at least a threshold read off every 16th score,
+    when that leaves at least k non-zero ones (then they hold the k best);
+    else None. `flatnonzero` over a large, half non-zero array costs more
+    than the ranking it feeds."""
+    if len(scores) < 64 * k:
+        return None
+    sample = scores[::_SAMPLE_STEP]
+    # About 2k/16 sampled scores above it: some 2k papers overall.
+    j = min(len(sample), 2 * (k // _SAMPLE_STEP + 1))
+    threshold = float(np.partition(sample, len(sample) - j)[len(sample) - j])
+    if threshold <= 0:
+        return None
+    above = np.flatnonzero(scores >= threshold)
+    return above if len(above) >= k else None

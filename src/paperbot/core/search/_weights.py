@@ -1,0 +1,32 @@
+"""The search scores' tuning constants, one name per meaning."""
+
+from __future__ import annotations
+
+# Stage-1 field weights: a title hit outweighs a summary hit. (Not the
+# topic matcher's weights: those live in core.topics.)
+SEARCH_TITLE_WEIGHT = 0.75
+SEARCH_SUMMARY_WEIGHT = 0.25
+# Share of a Latin term's stage-1 weight carried by the whole (stemmed) word;
+# the rest is spread over its trigrams, so typos keep most of the score.
+WORD_SHARE = 0.4
+# Grams in more than this share of papers carry almost no information and
+# have huge posting lists; they are skipped when a term has rarer grams.
+COMMON_DF = 0.25
+# Stage-1 candidates that stage 2 re-ranks.
+CANDIDATES = 100
+
+# Stage 2: per-term match strengths (exact > run-together > fuzzy).
+EXACT = 1.0
+JOINED = 0.95
+SUBSTRING = 0.9
+FUZZY = 0.85
+PARTIAL_CJK = 0.85
+# An alias (other language, acronym) counts at most this much of a direct
+# match, in stage 1 and stage 2.
+ALTERNATIVE = 0.6
+PHRASE_PARTS = 0.95
+SUMMARY_FACTOR = 0.7
+# Final score: this share of the stage-1 score is blended into stage 2's.
+BLEND_STAGE1 = 0.25
+TITLE_PHRASE_BONUS = 0.1
+ALL_TERMS_BONUS = 0.05
