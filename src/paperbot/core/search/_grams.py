@@ -23,6 +23,7 @@ CJK_BITS = 18  # CJK ideographs stop below U+30000
 
 
 def cjk_mask(cp: NDArray[np.uint32]) -> NDArray[np.bool_]:
+    """Which code points are CJK (core.text's one definition, vectorised)."""
     mask = np.zeros(cp.shape, dtype=np.bool_)
     for lo, hi in CJK_RANGES:
         mask |= (cp >= lo) & (cp <= hi)
@@ -39,9 +40,10 @@ def _is_latin(cp: NDArray[np.uint32]) -> NDArray[np.bool_]:
 
 
 def char_grams(texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
-    """CJK bigrams and padded Latin trigrams of all texts, with their text.
+    """CJK unigrams and bigrams and padded Latin trigrams of all texts, with
+    the position of their text. Not de-duplicated.
 
-    Unigrams of common characters are dropped later (`_drop_common_unigrams`).
+    The index build drops the unigrams of common characters afterwards.
     """
     # One newline between texts: neither CJK nor Latin, so no gram spans two.
     cp = np.frombuffer("\n".join(texts).encode("utf-32-le"), dtype=np.uint32)
@@ -98,6 +100,7 @@ def word_grams(texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int3
 
 
 def word_key(word: str) -> int:
+    """The gram key of a (stemmed) Latin word: its length and CRC-32."""
     folded = fold_word(word)
     return (WORD << TAG_SHIFT) | ((len(folded) & 0xFF) << 32) | zlib.crc32(folded.encode("utf-8"))
 
