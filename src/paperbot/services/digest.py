@@ -44,7 +44,7 @@ from paperbot.core.digest import (
     pick,
     render_digest,
 )
-from paperbot.core.models import Paper
+from paperbot.core.models import DigestPost, DigestSettings, Paper
 from paperbot.core.render import MessageData
 from paperbot.core.schedule import DailyTime, ScheduleError
 from paperbot.core.topics import (
@@ -57,7 +57,7 @@ from paperbot.services.subscriptions import SubscriptionService
 from paperbot.storage import digests as store
 from paperbot.storage import papers
 from paperbot.storage.db import Database
-from paperbot.storage.digests import AlreadyClaimed, DigestPost, DigestSettings
+from paperbot.storage.digests import AlreadyClaimed
 
 log = logging.getLogger(__name__)
 
