@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -256,3 +257,17 @@ def test_texts_round_trip(texts: tuple[str, ...]) -> None:
     # Through the public encoding: the venue names are packed like every text column.
     index = dataclasses.replace(core.build_index([]), venues=texts)
     assert core.from_arrays(core.to_arrays(index)).venues == texts
+
+
+async def test_an_index_that_cannot_be_stored_still_answers(
+    loaded_db: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A read-only database: the save fails inside storage, which reports it
+    # as a StorageError; the search is answered from the fresh index anyway.
+    await loaded_db.conn.execute("PRAGMA query_only = ON")
+    svc = service(loaded_db)
+    with caplog.at_level(logging.WARNING, logger="paperbot.services.search"):
+        assert (await titles(svc, "toolformr"))[0].startswith("Toolformer")
+    assert svc.last_status is not None and svc.last_status.source == "built"
+    assert "could not store the search index" in caplog.text
+    assert await index_store.stored_version(loaded_db) is None
