@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,3 +100,11 @@ def unique(items: Iterable[str]) -> tuple[str, ...]:
     for item in items:
         seen.setdefault(item, None)
     return tuple(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class FileSource:
+    """Where a page (known by its file name) was last loaded from, and when."""
+
+    path: str
+    loaded_at: datetime

@@ -108,19 +108,37 @@ async def migrate(conn: aiosqlite.Connection) -> int:
         )
     for version, name, sql in migrations[current:]:
         log.info("applying migration %s", name)
-        # executescript would COMMIT first; run statements inside one explicit
-        # transaction so a failed migration leaves the previous version intact.
+        await _apply_migration(conn, version, sql)
+        current = version
+    return current
+
+
+async def _apply_migration(conn: aiosqlite.Connection, version: int, sql: str) -> None:
+    """One migration in one transaction, with foreign keys off while it runs.
+
+    executescript would COMMIT first; explicit statements inside one
+    transaction leave the previous version intact if one fails. Foreign keys
+    are off because a table rebuild drops the old table, and with them on that
+    drop would cascade into the rows just copied (the SQLite-documented way);
+    `foreign_key_check` then proves the result consistent before the commit.
+    """
+    await conn.execute("PRAGMA foreign_keys=OFF")
+    try:
         await conn.execute("BEGIN IMMEDIATE")
         try:
             for statement in _statements(sql):
                 await conn.execute(statement)
+            async with conn.execute("PRAGMA foreign_key_check") as cursor:
+                broken = await cursor.fetchall()
+            if broken:
+                raise StorageError(f"migration {version} leaves broken references: {broken[:3]}")
             await conn.execute(f"PRAGMA user_version = {version:d}")
         except BaseException:
             await conn.rollback()
             raise
         await conn.commit()
-        current = version
-    return current
+    finally:
+        await conn.execute("PRAGMA foreign_keys=ON")
 
 
 def _statements(sql: str) -> list[str]:

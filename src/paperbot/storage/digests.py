@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any, Literal
 
+import aiosqlite
+
 from paperbot.core.render import EmbedData, EmbedField, MessageData
 from paperbot.storage.db import Database
 
@@ -62,9 +64,18 @@ _SETTINGS_COLUMNS = (
     "guild_id, channel_id, post_time, timezone, count, enabled, active_since,"
     " updated_by, updated_at, failure, failure_at"
 )
+# History names papers by key (migration 0005); callers work with ids, which
+# stay stable because papers are retired, never deleted. A key whose paper row
+# is gone (`paperbot doctor` reports it) drops out of the id list.
+_PAPER_IDS_OF_POST = (
+    "(SELECT json_group_array(picked.id) FROM (SELECT p.id AS id"
+    " FROM json_each(digest_posts.paper_keys) AS k JOIN papers AS p ON p.key = k.value"
+    " ORDER BY k.key) AS picked)"
+)
 _POST_COLUMNS = (
-    "id, guild_id, channel_id, kind, local_date, nonce, header, paper_ids, message, state,"
-    " claimed_at, deadline, sent_at, attempts, message_id, error"
+    "id, guild_id, channel_id, kind, local_date, nonce, header, "
+    + _PAPER_IDS_OF_POST
+    + ", message, state, claimed_at, deadline, sent_at, attempts, message_id, error"
 )
 
 
@@ -169,9 +180,10 @@ async def clear_failure(db: Database, guild_id: int) -> None:
 
 
 async def posted_ids(db: Database, channel_id: int) -> list[int]:
-    """Papers already posted (or being posted) in a channel."""
+    """Papers already posted (or being posted) in a channel, retired ones included."""
     async with db.conn.execute(
-        "SELECT paper_id FROM digest_posted WHERE channel_id = ? ORDER BY paper_id",
+        "SELECT p.id FROM digest_posted AS d JOIN papers AS p ON p.key = d.paper_key"
+        " WHERE d.channel_id = ? ORDER BY p.id",
         (channel_id,),
     ) as cur:
         return [int(row[0]) for row in await cur.fetchall()]
@@ -210,9 +222,10 @@ async def claim(
                     " AND kind = 'scheduled' AND state IN ('failed', 'expired')",
                     (guild_id, local_date.isoformat()),
                 )
+            keys = await _keys_of(conn, paper_ids)
             cur = await conn.execute(
                 "INSERT INTO digest_posts (guild_id, channel_id, kind, local_date, nonce, header,"
-                " paper_ids, message, state, claimed_at, deadline)"
+                " paper_keys, message, state, claimed_at, deadline)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'claimed', ?, ?)",
                 (
                     guild_id,
@@ -221,7 +234,7 @@ async def claim(
                     local_date.isoformat(),
                     nonce,
                     message.content.split("\n", 1)[0],
-                    json.dumps(list(paper_ids)),
+                    json.dumps(keys, ensure_ascii=False),
                     encode_message(message),
                     now.isoformat(),
                     deadline.isoformat(),
@@ -229,8 +242,8 @@ async def claim(
             )
             post_id = cur.lastrowid
             await conn.executemany(
-                "INSERT INTO digest_posted (channel_id, paper_id, post_id) VALUES (?, ?, ?)",
-                [(channel_id, paper_id, post_id) for paper_id in paper_ids],
+                "INSERT INTO digest_posted (channel_id, paper_key, post_id) VALUES (?, ?, ?)",
+                [(channel_id, key, post_id) for key in keys],
             )
     except sqlite3.IntegrityError as exc:
         raise AlreadyClaimed(str(exc)) from exc
@@ -238,6 +251,16 @@ async def claim(
     found = await get_post(db, post_id)
     assert found is not None
     return found
+
+
+async def _keys_of(conn: aiosqlite.Connection, paper_ids: Sequence[int]) -> list[str]:
+    """The stable keys of these papers, in the order given."""
+    async with conn.execute(
+        "SELECT id, key FROM papers WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(paper_ids)),),
+    ) as cur:
+        by_id = {int(pid): str(key) for pid, key in await cur.fetchall()}
+    return [by_id[pid] for pid in paper_ids if pid in by_id]
 
 
 async def mark_sent(db: Database, post_id: int, now: datetime) -> None:

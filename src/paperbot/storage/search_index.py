@@ -143,10 +143,11 @@ class PaperColumns:
 
 
 async def paper_columns(db: Database, batch: int = 5000) -> PaperColumns:
-    """Every paper in id order, summaries joined as `Paper.summary` joins them."""
+    """Every paper in id order (retired ones left out), summaries joined as
+    `Paper.summary` joins them."""
     columns = PaperColumns()
     async with db.conn.execute(
-        "SELECT id, title, venue, year, summaries FROM papers ORDER BY id"
+        "SELECT id, title, venue, year, summaries FROM papers WHERE retired_at IS NULL ORDER BY id"
     ) as cur:
         while rows := await cur.fetchmany(batch):
             for pid, title, venue, year, summaries in rows:
