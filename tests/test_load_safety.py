@@ -78,9 +78,7 @@ async def test_losing_half_or_less_is_applied(db: Database, tmp_path: Path) -> N
     assert report.clean and report.removed == 2
 
 
-async def test_a_removed_paper_keeps_its_history_and_identity(
-    db: Database, tmp_path: Path
-) -> None:
+async def test_a_removed_paper_keeps_its_history_and_identity(db: Database, tmp_path: Path) -> None:
     await ensure_digest_schema(db)
     path = write(tmp_path / "icml-2025.txt", page(*TITLES))
     await load(db, path)

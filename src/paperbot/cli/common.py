@@ -5,17 +5,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sqlite3
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from paperbot.config import Settings
 from paperbot.services.app import App
-from paperbot.storage.db import StorageError
+from paperbot.storage.db import CorruptDatabase, StorageError, damage
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
+EXIT_CANNOT_OPEN = 2  # the database is damaged or cannot be opened
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 T = TypeVar("T")
@@ -44,8 +46,16 @@ def with_app(settings: Settings, job: Callable[[App], Awaitable[int]]) -> int:
 
     try:
         return asyncio.run(run())
+    except CorruptDatabase as exc:
+        return fail(str(exc), EXIT_CANNOT_OPEN)
     except StorageError as exc:
         return fail(str(exc))
+    except sqlite3.DatabaseError as exc:
+        # Damage the open-time check did not see (or that happened since).
+        damaged = damage(exc, settings.database.path)
+        if damaged is None:
+            raise
+        return fail(str(damaged), EXIT_CANNOT_OPEN)
 
 
 def positive_int(text: str) -> int:

@@ -7,10 +7,10 @@ import asyncio
 import os
 from typing import Any
 
-from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail
+from paperbot.cli.common import EXIT_CANNOT_OPEN, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail
 from paperbot.config import ENV_TOKEN, ConfigError, Settings, token
 from paperbot.services.corpus import CorpusPathError
-from paperbot.storage.db import StorageError
+from paperbot.storage.db import CorruptDatabase, StorageError
 
 NO_TOKEN = (
     f"set {ENV_TOKEN} to your bot's token (Discord Developer Portal -> Applications -> "
@@ -48,6 +48,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return fail(REJECTED.format(reason=exc), EXIT_PROBLEMS)
     except ConfigError as exc:
         return fail(f"configuration error: {exc}", EXIT_USAGE)
+    except CorruptDatabase as exc:
+        return fail(str(exc), EXIT_CANNOT_OPEN)
     except (StorageError, CorpusPathError) as exc:
         return fail(str(exc), EXIT_PROBLEMS)
     except runner.DiscordUnavailable as exc:

@@ -22,6 +22,34 @@ class StorageError(Exception):
     """The database cannot be opened or is newer than this code."""
 
 
+class CorruptDatabase(StorageError):
+    """The database file is damaged: not an SQLite file, or failing its check."""
+
+    def __init__(self, path: Path, detail: str) -> None:
+        # SQLite's report spans lines ("*** in database main ***\nPage 62: ..."): one line.
+        detail = " ".join(detail.replace("*** in database main ***", "").split())
+        super().__init__(
+            f"database {path} is damaged ({detail}): stop paperbot, move the file aside and "
+            "restore your last backup (README, 'Backups and restore'); "
+            "`paperbot doctor` shows the details"
+        )
+        self.path = path
+
+
+_DAMAGE_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+def damage(exc: BaseException, path: Path) -> CorruptDatabase | None:
+    """The CorruptDatabase that an SQLite error means, or None if it is no damage
+    (a locked database, a full disk, ... are other faults)."""
+    if isinstance(exc, CorruptDatabase):
+        return exc
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(exc, sqlite3.DatabaseError) and code is not None and code & 0xFF in _DAMAGE_CODES:
+        return CorruptDatabase(path, str(exc))
+    return None
+
+
 class Database:
     """One aiosqlite connection with WAL, foreign keys and migrations applied."""
 
@@ -44,11 +72,41 @@ class Database:
         db = cls(conn, path)
         try:
             await db._configure()
+            await db._quick_check()
             await migrate(conn)
-        except BaseException:
+        except BaseException as exc:
             await conn.close()
+            damaged = damage(exc, path)
+            if damaged is not None and damaged is not exc:
+                raise damaged from exc
             raise
         return db
+
+    @classmethod
+    async def open_read_only(cls, path: Path | str) -> Database:
+        """A connection for inspection (`paperbot doctor`): no migration, no
+        check, nothing written; a missing file is an error, not a new database."""
+        path = Path(path)
+        try:
+            conn = await aiosqlite.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+            await conn.execute("PRAGMA busy_timeout=5000")
+        except sqlite3.Error as exc:
+            raise damage(exc, path) or StorageError(f"cannot open database {path}: {exc}") from exc
+        return cls(conn, path)
+
+    async def _quick_check(self) -> None:
+        """Refuse a damaged file before any command reads half of it.
+
+        quick_check walks every page's b-tree structure but not the indexes'
+        contents (that is `integrity_check`, in `paperbot doctor`); on a
+        100k-paper database it costs about as much as reading the file once.
+        """
+        if str(self.path) == ":memory:":
+            return
+        async with self.conn.execute("PRAGMA quick_check(1)") as cursor:
+            row = await cursor.fetchone()
+        if row is None or row[0] != "ok":
+            raise CorruptDatabase(self.path, str(row[0]) if row else "quick_check said nothing")
 
     async def _configure(self) -> None:
         # WAL lets the CLI read while the bot writes; NORMAL sync is safe with WAL.
@@ -129,7 +187,7 @@ async def _apply_migration(conn: aiosqlite.Connection, version: int, sql: str) -
             for statement in _statements(sql):
                 await conn.execute(statement)
             async with conn.execute("PRAGMA foreign_key_check") as cursor:
-                broken = await cursor.fetchall()
+                broken = list(await cursor.fetchall())
             if broken:
                 raise StorageError(f"migration {version} leaves broken references: {broken[:3]}")
             await conn.execute(f"PRAGMA user_version = {version:d}")
