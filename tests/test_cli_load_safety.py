@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,3 +61,41 @@ def test_a_page_from_elsewhere_is_named_in_the_summary(
     assert main(["load", str(other)]) == 0
     out = capsys.readouterr().out
     assert f"replacing icml-2025.txt loaded from {(folder / 'icml-2025.txt').resolve()}" in out
+
+
+INTERRUPTED_LOAD = """
+import os, signal, sys
+from paperbot.cli import main
+from paperbot.storage import papers
+
+real_row, rows = papers._row, []
+
+def row_then_ctrl_c(record):
+    rows.append(record)
+    if len(rows) == 2:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C in the middle of the write
+    return real_row(record)
+
+papers._row = row_then_ctrl_c
+sys.exit(main(["load", sys.argv[1]]))
+"""
+
+
+def test_ctrl_c_during_load_rolls_back_and_exits_130(folder: Path, cli_env: Path) -> None:
+    (folder / "neurips-2025.txt").write_text(
+        page(*(f"Paper {i}" for i in range(3000))), encoding="utf-8"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_LOAD, str(folder)],
+        env=os.environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        # A child of a non-interactive shell may inherit SIGINT ignored: restore Ctrl-C.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert result.returncode == 130, result.stderr
+    assert result.stderr.strip() == "paperbot: interrupted"
+    conn = sqlite3.connect(cli_env / "cli.sqlite3")
+    assert conn.execute("SELECT count(*) FROM papers").fetchone() == (0,)
+    conn.close()

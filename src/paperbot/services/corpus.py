@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -158,6 +159,8 @@ async def load_corpus(
         reads.append(read)
         if progress is not None:
             progress(path)
+        # Parsing does not await: let a Ctrl-C (a cancel) in between files.
+        await asyncio.sleep(0)
     held_back: list[Problem] = []
     if not allow_shrink:
         reads, held_back = await _hold_back_shrunk(db, reads)

@@ -126,10 +126,16 @@ class Database:
             await self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
-            except BaseException:
+            except BaseException as exc:
+                if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt):
+                    # Ctrl-C or shutdown: the statement still running in the
+                    # worker thread would run to its end before the rollback.
+                    await self.conn.interrupt()
                 await self.conn.rollback()
                 raise
-            await self.conn.commit()
+            # Shielded: a cancel while COMMIT is queued must not report "rolled
+            # back" for a commit that then happens anyway.
+            await asyncio.shield(self.conn.commit())
 
     async def close(self) -> None:
         await self.conn.close()
