@@ -146,21 +146,14 @@ async def load_corpus(
     folder file older than a load of that page from another path.
     """
     files = corpus_files(paths)
-    known = await papers.file_fingerprints(db)
     sources = await papers.file_sources(db)
-    reads, notes = [], []
-    for path in files:
-        read = _read_one(path, default_area, known)
-        newer = _newer_load_elsewhere(read, sources.get(read.name)) if startup else None
-        if newer is not None:
-            log.warning("%s", newer)
-            notes.append(newer)
-            read = read.held()
-        reads.append(read)
-        if progress is not None:
-            progress(path)
-        # Parsing does not await: let a Ctrl-C (a cancel) in between files.
-        await asyncio.sleep(0)
+    reads, notes = await _read_all(
+        files,
+        default_area,
+        await papers.file_fingerprints(db),
+        sources if startup else {},
+        progress,
+    )
     held_back: list[Problem] = []
     if not allow_shrink:
         reads, held_back = await _hold_back_shrunk(db, reads)
@@ -203,6 +196,31 @@ async def load_corpus(
         len(report.problems),
     )
     return report
+
+
+async def _read_all(
+    files: Sequence[Path],
+    default_area: str,
+    known: Mapping[str, str],
+    protected: Mapping[str, FileSource],
+    progress: Callable[[Path], object] | None,
+) -> tuple[list[_FileRead], list[str]]:
+    """Read every file; a file older than a load of its page from elsewhere
+    (`protected`: given for a start-up load) is held back with a warning."""
+    reads, notes = [], []
+    for path in files:
+        read = _read_one(path, default_area, known)
+        newer = _newer_load_elsewhere(read, protected.get(read.name))
+        if newer is not None:
+            log.warning("%s", newer)
+            notes.append(newer)
+            read = read.held()
+        reads.append(read)
+        if progress is not None:
+            progress(path)
+        # Parsing does not await: let a Ctrl-C (a cancel) in between files.
+        await asyncio.sleep(0)
+    return reads, notes
 
 
 def _fingerprints(reads: Sequence[_FileRead], applied: Collection[str]) -> dict[str, str]:
