@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from paperbot.bot.runner import open_app
+from paperbot.config import CorpusSettings
 from paperbot.services.corpus import LoadReport, load_corpus
 from paperbot.storage import digests, papers
 from paperbot.storage.db import Database
-from tests.conftest import FIXED_NOW
+from tests.conftest import FIXED_NOW, settings_for
 from tests.digest_support import ensure_digest_schema
 from tests.test_digest_store import DAY, MESSAGE, NOW
 
@@ -162,3 +164,24 @@ async def test_startup_load_never_undoes_a_newer_manual_load(
     report = await load(db, tmp_path / "corpus", startup=True)
     assert report.removed == 1
     assert any("replacing icml-2025.txt" in note for note in report.notes)
+
+
+async def test_the_bots_start_up_load_never_applies_a_shrunk_page(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    path = write(folder / "icml-2025.txt", page(*TITLES))
+    settings = settings_for(tmp_path / "bot.sqlite3").model_copy(
+        update={"corpus": CorpusSettings(path=folder)}
+    )
+    app = await open_app(settings)
+    await app.close()
+    write(path, "")
+    with caplog.at_level(logging.WARNING, logger="paperbot.services.corpus"):
+        app = await open_app(settings)
+    try:
+        assert await titles(app.db) == set(TITLES)
+        assert "--allow-shrink" in caplog.text
+    finally:
+        await app.close()
