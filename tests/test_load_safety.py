@@ -181,7 +181,7 @@ async def test_the_bots_start_up_load_never_applies_a_shrunk_page(
     with caplog.at_level(logging.WARNING, logger="paperbot.services.corpus"):
         app = await open_app(settings)
     try:
-        assert await titles(app.db) == set(TITLES)
+        assert {p.title for p in await app.corpus.list_papers()} == set(TITLES)
         assert "--allow-shrink" in caplog.text
     finally:
         await app.close()

@@ -5,14 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sqlite3
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from paperbot.config import Settings
-from paperbot.services.app import App
-from paperbot.storage.db import CorruptDatabase, StorageError, damage
+from paperbot.services.app import App, CorruptDatabase, StorageError
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -47,26 +45,10 @@ def with_app(settings: Settings, job: Callable[[App], Awaitable[int]]) -> int:
     try:
         return asyncio.run(run())
     except CorruptDatabase as exc:
+        # At open, or found later by a statement (storage names the file).
         return fail(str(exc), EXIT_CANNOT_OPEN)
     except StorageError as exc:
         return fail(str(exc))
-    except sqlite3.DatabaseError as exc:
-        # Damage the open-time check did not see (or that happened since).
-        damaged = damage(exc, settings.database.path)
-        if damaged is None:
-            raise
-        return fail(str(damaged), EXIT_CANNOT_OPEN)
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
-    return value
 
 
 def year(text: str) -> int:

@@ -8,8 +8,8 @@ from typing import Any
 
 from paperbot.cli.common import EXIT_CANNOT_OPEN, EXIT_OK, EXIT_PROBLEMS, fail, print_json
 from paperbot.config import Settings
+from paperbot.services.app import StorageError
 from paperbot.services.doctor import DoctorReport, diagnose
-from paperbot.storage.db import StorageError
 
 
 def register(subparsers: Any) -> None:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sqlite3
 from typing import Any
 
 from paperbot.cli.common import EXIT_CANNOT_OPEN, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail
 from paperbot.config import ENV_TOKEN, ConfigError, Settings, token
+from paperbot.services.app import CorruptDatabase, StorageError
 from paperbot.services.corpus import CorpusPathError
-from paperbot.storage.db import CorruptDatabase, StorageError, damage
 
 NO_TOKEN = (
     f"set {ENV_TOKEN} to your bot's token (Discord Developer Portal -> Applications -> "
@@ -50,13 +49,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     except ConfigError as exc:
         return fail(f"configuration error: {exc}", EXIT_USAGE)
     except CorruptDatabase as exc:
+        # At open, or found later by a statement (storage names the file).
         return fail(str(exc), EXIT_CANNOT_OPEN)
-    except sqlite3.DatabaseError as exc:
-        # Damage the open-time check did not see (or that happened since).
-        damaged = damage(exc, settings.database.path)
-        if damaged is None:
-            raise
-        return fail(str(damaged), EXIT_CANNOT_OPEN)
     except (StorageError, CorpusPathError) as exc:
         return fail(str(exc), EXIT_PROBLEMS)
     except runner.DiscordUnavailable as exc:

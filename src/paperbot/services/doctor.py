@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import logging
-import sqlite3
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from paperbot.core.search import INDEX_FORMAT
 from paperbot.storage import health, papers, search_index
-from paperbot.storage.db import (
-    Database,
-    StorageError,
-    available_migrations,
-    damage,
-    schema_version,
-)
+from paperbot.storage.db import CorruptDatabase, Database, available_migrations
 
 log = logging.getLogger(__name__)
 
@@ -53,15 +46,13 @@ async def diagnose(path: Path) -> DoctorReport:
         await _check_integrity(db, report)
         if report.schema_version == report.code_schema_version:
             await _check_contents(db, report)
-    except sqlite3.DatabaseError as exc:
-        damaged = damage(exc, path)
-        if damaged is None:
-            raise StorageError(f"cannot check database {path}: {exc}") from exc
+    except CorruptDatabase as exc:
         if report.schema_version is None:
             # Not even the header and schema could be read: it cannot be opened.
-            raise damaged from exc
-        report.integrity = report.integrity if report.integrity != "not checked" else str(exc)
-        report.problems.append(f"damaged, checks stopped ({exc}): restore the last backup")
+            raise
+        detail = str(exc.__cause__ or exc)
+        report.integrity = report.integrity if report.integrity != "not checked" else detail
+        report.problems.append(f"damaged, checks stopped ({detail}): restore the last backup")
     finally:
         await db.close()
     return report
@@ -77,7 +68,7 @@ async def _check_integrity(db: Database, report: DoctorReport) -> None:
 
 
 async def _check_schema(db: Database, report: DoctorReport) -> None:
-    report.schema_version = await schema_version(db.conn)
+    report.schema_version = await health.schema_version(db)
     code = report.code_schema_version
     if report.schema_version > code:
         report.problems.append(

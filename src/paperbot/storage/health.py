@@ -10,16 +10,13 @@ SHOWN = 5
 
 async def integrity_check(db: Database, limit: int = 20) -> list[str]:
     """`PRAGMA integrity_check`: ["ok"], or up to `limit` descriptions of damage."""
-    async with db.conn.execute(f"PRAGMA integrity_check({int(limit)})") as cur:
-        return [str(row[0]) for row in await cur.fetchall()]
+    return [str(row[0]) for row in await db.fetch_all(f"PRAGMA integrity_check({int(limit)})")]
 
 
 async def foreign_key_violations(db: Database) -> list[str]:
     """Rows whose declared reference points nowhere, as 'table rowid -> parent'."""
-    async with db.conn.execute("PRAGMA foreign_key_check") as cur:
-        return [
-            f"{table} row {rowid} -> {parent}" for table, rowid, parent, _ in await cur.fetchall()
-        ]
+    rows = await db.fetch_all("PRAGMA foreign_key_check")
+    return [f"{table} row {rowid} -> {parent}" for table, rowid, parent, _ in rows]
 
 
 async def orphan_history(db: Database) -> list[str]:
@@ -39,8 +36,7 @@ async def orphan_history(db: Database) -> list[str]:
     )
     found = []
     for what, sql in checks:
-        async with db.conn.execute(sql) as cur:
-            keys = [str(row[0]) for row in await cur.fetchall()]
+        keys = [str(row[0]) for row in await db.fetch_all(sql)]
         if keys:
             shown = ", ".join(repr(k) for k in keys[:SHOWN])
             more = f" and {len(keys) - SHOWN} more" if len(keys) > SHOWN else ""
@@ -49,6 +45,11 @@ async def orphan_history(db: Database) -> list[str]:
 
 
 async def retired_count(db: Database) -> int:
-    async with db.conn.execute("SELECT count(*) FROM papers WHERE retired_at IS NOT NULL") as cur:
-        row = await cur.fetchone()
+    row = await db.fetch_one("SELECT count(*) FROM papers WHERE retired_at IS NOT NULL")
+    return int(row[0]) if row else 0
+
+
+async def schema_version(db: Database) -> int:
+    """`PRAGMA user_version`: the number of the last migration applied."""
+    row = await db.fetch_one("PRAGMA user_version")
     return int(row[0]) if row else 0
