@@ -7,7 +7,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from paperbot.config import Settings
 from paperbot.services.app import App, CorruptDatabase, StorageError
@@ -18,7 +18,6 @@ EXIT_USAGE = 2
 EXIT_CANNOT_OPEN = 2  # the database is damaged or cannot be opened
 
 Handler = Callable[[argparse.Namespace, Settings], int]
-T = TypeVar("T")
 
 
 def fail(message: str, code: int = EXIT_PROBLEMS) -> int:
