@@ -62,7 +62,7 @@ CHILD = textwrap.dedent(
             async def claim_then_die(*args, **kwargs):
                 async with db.transaction() as conn:
                     await conn.execute("INSERT INTO digest_posts (guild_id, channel_id, kind,"
-                        " local_date, nonce, header, paper_ids, message, state, claimed_at,"
+                        " local_date, nonce, header, paper_keys, message, state, claimed_at,"
                         " deadline) VALUES (7, 70, 'scheduled', '2026-11-30', 'x', 'h', '[]',"
                         " '{}', 'claimed', 'now', 'later')")
                     die()  # inside the open transaction

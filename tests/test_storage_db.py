@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -69,6 +70,32 @@ async def test_transaction_rolls_back_on_error(db: Database) -> None:
         assert await cursor.fetchone() == (0,)
 
 
+LONG_STATEMENT = (
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000)"
+    " SELECT count(*) FROM c"
+)
+
+
+async def test_cancelling_a_transaction_interrupts_it_and_rolls_back(db: Database) -> None:
+    started = asyncio.Event()
+
+    async def job() -> None:
+        async with db.transaction() as conn:
+            await conn.execute("INSERT INTO meta (key, value) VALUES ('k', 'v')")
+            started.set()
+            await conn.execute(LONG_STATEMENT)  # hours, unless interrupted
+
+    task = asyncio.create_task(job())
+    await started.wait()
+    await asyncio.sleep(0.2)
+    task.cancel()
+    # A liveness bound, not a speed test: without the interrupt this takes hours.
+    done, _ = await asyncio.wait({task}, timeout=60)
+    assert task in done and task.cancelled()
+    async with db.conn.execute("SELECT count(*) FROM meta WHERE key = 'k'") as cursor:
+        assert await cursor.fetchone() == (0,)
+
+
 async def test_fetch_helpers_return_rows(db: Database) -> None:
     async with db.transaction() as conn:
         await conn.executemany(
@@ -108,5 +135,5 @@ async def test_a_broken_constraint_is_a_constraint_error(db: Database) -> None:
 async def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "garbage.sqlite3"
     path.write_bytes(b"this is not a database file at all, just text " * 100)
-    with pytest.raises(StorageError, match="cannot open database"):
+    with pytest.raises(StorageError, match=f"database {path} is damaged"):
         await Database.open(path)

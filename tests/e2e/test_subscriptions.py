@@ -3,6 +3,7 @@ against the fake Discord, every request validated against Discord's spec."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,6 +16,9 @@ from tests.fake_discord import CommandUnavailable, FakeUser
 
 @pytest.fixture
 async def e2e(e2e: E2E) -> E2E:
+    # Let the cog's start-up warm-up finish first: still running, it could
+    # prepare the corpus of a load a test makes, and that test would not defer.
+    await asyncio.gather(*(t for t in asyncio.all_tasks() if t.get_name() == "topics-warmup"))
     await e2e.bot.app.topics.corpus()  # what the cog's start-up warm-up does
     return e2e
 

@@ -129,6 +129,10 @@ async def open_app(settings: Settings) -> App:
             [settings.corpus.path],
             default_area=settings.corpus.default_area,
             now=utc_now(),
+            # Never allow_shrink here: an emptied page must not remove papers
+            # unattended; and a page loaded by hand from elsewhere is not
+            # reverted by an older copy in the folder (both logged as warnings).
+            startup=True,
         )
     except BaseException:
         await app.close()

@@ -17,7 +17,17 @@ from paperbot import __version__
 from paperbot.cli.common import EXIT_USAGE, Handler, fail
 from paperbot.config import ConfigError, load_settings
 
-COMMANDS = ("load", "list_papers", "search", "bench", "topics", "subscriptions", "digest", "run")
+COMMANDS = (
+    "load",
+    "list_papers",
+    "search",
+    "bench",
+    "topics",
+    "subscriptions",
+    "digest",
+    "run",
+    "doctor",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

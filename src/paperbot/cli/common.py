@@ -10,11 +10,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from paperbot.config import Settings
-from paperbot.services.app import App, StorageError
+from paperbot.services.app import App, CorruptDatabase, StorageError
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
+EXIT_CANNOT_OPEN = 2  # the database is damaged or cannot be opened
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 
@@ -42,6 +43,9 @@ def with_app(settings: Settings, job: Callable[[App], Awaitable[int]]) -> int:
 
     try:
         return asyncio.run(run())
+    except CorruptDatabase as exc:
+        # At open, or found later by a statement (storage names the file).
+        return fail(str(exc), EXIT_CANNOT_OPEN)
     except StorageError as exc:
         return fail(str(exc))
 

@@ -22,6 +22,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATH")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    parser.add_argument(
+        "--allow-shrink",
+        action="store_true",
+        help="apply pages that became empty or lost more than half their papers "
+        "(held back otherwise, exit 1)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -40,6 +46,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 default_area=settings.corpus.default_area,
                 now=utc_now(),
                 progress=lambda _path: bar.update(),
+                allow_shrink=args.allow_shrink,
             )
         print_json(report.as_dict()) if args.json else _print_summary(report)
         return EXIT_OK if report.clean else EXIT_PROBLEMS
@@ -53,5 +60,7 @@ def _print_summary(report: LoadReport) -> None:
         f"{report.updated} updated, {report.unchanged} unchanged, "
         f"{report.removed} removed, {report.duplicates_merged} duplicates merged"
     )
+    for note in report.notes:
+        print(note)
     for problem in report.problems:
         print(f"skipped {problem}")

@@ -7,9 +7,9 @@ import asyncio
 import os
 from typing import Any
 
-from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail
+from paperbot.cli.common import EXIT_CANNOT_OPEN, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail
 from paperbot.config import ENV_TOKEN, ConfigError, Settings, token
-from paperbot.services.app import StorageError
+from paperbot.services.app import CorruptDatabase, StorageError
 from paperbot.services.corpus import CorpusPathError
 
 NO_TOKEN = (
@@ -48,6 +48,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return fail(REJECTED.format(reason=exc), EXIT_PROBLEMS)
     except ConfigError as exc:
         return fail(f"configuration error: {exc}", EXIT_USAGE)
+    except CorruptDatabase as exc:
+        # At open, or found later by a statement (storage names the file).
+        return fail(str(exc), EXIT_CANNOT_OPEN)
     except (StorageError, CorpusPathError) as exc:
         return fail(str(exc), EXIT_PROBLEMS)
     except runner.DiscordUnavailable as exc:

@@ -202,3 +202,11 @@ def unique(items: Iterable[str]) -> tuple[str, ...]:
     for item in items:
         seen.setdefault(item, None)
     return tuple(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class FileSource:
+    """Where a page (known by its file name) was last loaded from, and when."""
+
+    path: str
+    loaded_at: datetime

@@ -15,9 +15,9 @@ from paperbot.services.search import SearchService
 from paperbot.services.state import StateService
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.services.topics import TopicService, load_vocabulary
-from paperbot.storage import Database, StorageError
+from paperbot.storage import CorruptDatabase, Database, StorageError
 
-__all__ = ["App", "StorageError", "open_database"]
+__all__ = ["App", "CorruptDatabase", "StorageError", "open_database"]
 
 
 async def open_database(path: Path) -> Database:

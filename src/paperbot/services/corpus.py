@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from paperbot.core.corpus import PARSER_VERSION, decode, loaded_files, parse_text, plan_load
-from paperbot.core.models import Paper, PaperColumns, ParsedFile, Problem, VenueCount
+from paperbot.core.models import FileSource, Paper, PaperColumns, ParsedFile, Problem, VenueCount
 from paperbot.core.text import title_key
 from paperbot.storage import papers
 from paperbot.storage import search_index as index_store
@@ -31,6 +32,8 @@ class LoadReport:
     removed: int
     duplicates_merged: int
     problems: tuple[Problem, ...] = field(default=())
+    # What the load did that the counts do not say (a page replaced from another path, ...).
+    notes: tuple[str, ...] = field(default=())
 
     @property
     def clean(self) -> bool:
@@ -48,6 +51,7 @@ class LoadReport:
             "skipped": [
                 {"file": p.file, "line": p.line, "reason": p.reason} for p in self.problems
             ],
+            "notes": list(self.notes),
         }
 
 
@@ -86,11 +90,19 @@ def corpus_files(paths: Iterable[Path]) -> list[Path]:
 
 @dataclass(frozen=True, slots=True)
 class _FileRead:
-    """One file's outcome: parsed, a problem, or unchanged since the last load."""
+    """One file's outcome: parsed, a problem, or unchanged since the last load
+    (or held back: then its stored papers are kept, as if unchanged)."""
 
-    name: str
+    path: Path
     fingerprint: str | None
     result: ParsedFile | Problem | None
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def held(self) -> _FileRead:
+        return _FileRead(self.path, None, None)
 
 
 def _read_one(path: Path, default_area: str, known: Mapping[str, str]) -> _FileRead:
@@ -98,15 +110,15 @@ def _read_one(path: Path, default_area: str, known: Mapping[str, str]) -> _FileR
         data = path.read_bytes()
     except OSError as exc:
         return _FileRead(
-            path.name, None, Problem(path.name, None, f"cannot read: {exc.strerror}: skipped")
+            path, None, Problem(path.name, None, f"cannot read: {exc.strerror}: skipped")
         )
     fingerprint = file_fingerprint(data, default_area)
     if known.get(path.name) == fingerprint:
-        return _FileRead(path.name, fingerprint, None)
+        return _FileRead(path, fingerprint, None)
     text = decode(data, path.name)
     if isinstance(text, Problem):
-        return _FileRead(path.name, None, text)
-    return _FileRead(path.name, fingerprint, parse_text(text, path.name, default_area))
+        return _FileRead(path, None, text)
+    return _FileRead(path, fingerprint, parse_text(text, path.name, default_area))
 
 
 def file_fingerprint(data: bytes, default_area: str) -> str:
@@ -123,30 +135,46 @@ async def load_corpus(
     default_area: str,
     now: datetime,
     progress: Callable[[Path], object] | None = None,
+    allow_shrink: bool = False,
+    startup: bool = False,
 ) -> LoadReport:
     """Parse the files and apply the result in one transaction.
 
     A file whose fingerprint matches the last load is not parsed again; the
-    report still counts its entries and papers as unchanged.
+    report still counts its entries and papers as unchanged. A page that
+    shrinks sharply is held back (its papers kept, reported as a problem)
+    unless `allow_shrink`. A `startup` load (the bot's own) also holds back a
+    folder file older than a load of that page from another path.
     """
     files = corpus_files(paths)
-    known = await papers.file_fingerprints(db)
-    reads = []
-    for path in files:
-        reads.append(_read_one(path, default_area, known))
-        if progress is not None:
-            progress(path)
+    sources = await papers.file_sources(db)
+    reads, notes = await _read_all(
+        files,
+        default_area,
+        await papers.file_fingerprints(db),
+        sources if startup else {},
+        progress,
+    )
+    held_back: list[Problem] = []
+    if not allow_shrink:
+        reads, held_back = await _hold_back_shrunk(db, reads)
     parsed = loaded_files([r.result for r in reads if isinstance(r.result, ParsedFile)])
     names = {f.file for f in parsed}
+    notes += _replacements([r for r in reads if r.name in names], sources)
     keys = {title_key(e.title) for f in parsed for e in f.entries}
     plan = plan_load(await papers.records_touching(db, names, keys), parsed)
-    fingerprints = {r.name: r.fingerprint for r in reads if r.fingerprint and r.name in names}
-    await papers.apply_load(db, plan, now, fingerprints)
+    await papers.apply_load(
+        db,
+        plan,
+        now,
+        _fingerprints(reads, names),
+        {r.name: str(r.path) for r in reads if r.name in names},
+    )
     same_entries, same_keys = await papers.file_contents(
         db, {r.name for r in reads if r.result is None}
     )
     entries = plan.entries_read + same_entries
-    problems = [r.result for r in reads if isinstance(r.result, Problem)]
+    problems = [r.result for r in reads if isinstance(r.result, Problem)] + held_back
     problems += [p for r in reads if isinstance(r.result, ParsedFile) for p in r.result.problems]
     report = LoadReport(
         files=len(files),
@@ -157,16 +185,126 @@ async def load_corpus(
         removed=len(plan.removals),
         duplicates_merged=entries - len(plan.touched | same_keys),
         problems=tuple(problems),
+        notes=tuple(notes),
     )
     log.info(
-        "loaded %d files: %d new, %d updated, %d unchanged, %d problems",
+        "loaded %d files: %d new, %d updated, %d unchanged, %d removed, %d problems",
         report.files,
         report.new,
         report.updated,
         report.unchanged,
+        report.removed,
         len(report.problems),
     )
     return report
+
+
+async def _read_all(
+    files: Sequence[Path],
+    default_area: str,
+    known: Mapping[str, str],
+    protected: Mapping[str, FileSource],
+    progress: Callable[[Path], object] | None,
+) -> tuple[list[_FileRead], list[str]]:
+    """Read every file; a file older than a load of its page from elsewhere
+    (`protected`: given for a start-up load) is held back with a warning."""
+    reads, notes = [], []
+    for path in files:
+        read = _read_one(path, default_area, known)
+        newer = _newer_load_elsewhere(read, protected.get(read.name))
+        if newer is not None:
+            log.warning("%s", newer)
+            notes.append(newer)
+            read = read.held()
+        reads.append(read)
+        if progress is not None:
+            progress(path)
+        # Parsing does not await: let a Ctrl-C (a cancel) in between files.
+        await asyncio.sleep(0)
+    return reads, notes
+
+
+def _fingerprints(reads: Sequence[_FileRead], applied: Collection[str]) -> dict[str, str]:
+    """Fingerprints to store for the files applied. A file with problems gets
+    an empty one, so the next load reads it again and reports the problems
+    again: the exit code describes the corpus, not whether this run parsed it."""
+    return {
+        r.name: r.fingerprint if isinstance(r.result, ParsedFile) and not r.result.problems else ""
+        for r in reads
+        if r.fingerprint and r.name in applied
+    }
+
+
+def shrink_reason(before: Collection[str], after: Collection[str]) -> str | None:
+    """Why a page going from the paper keys `before` to `after` is held back:
+    it is empty now, or lost more than half of the papers it gave last time."""
+    if not before:
+        return None
+    lost = len(set(before) - set(after))
+    if after and lost * 2 <= len(before):
+        return None
+    return (
+        f"shrinks from {len(before)} papers to {len(after)} ({lost} would be removed): "
+        "not applied, its papers are kept; if that is intended, load it with --allow-shrink"
+    )
+
+
+async def _hold_back_shrunk(
+    db: Database, reads: list[_FileRead]
+) -> tuple[list[_FileRead], list[Problem]]:
+    """Hold back every page that shrinks sharply, with a problem naming it."""
+    pages = {
+        f.file: f
+        for f in loaded_files([r.result for r in reads if isinstance(r.result, ParsedFile)])
+    }
+    if not pages:
+        return reads, []
+    before = await papers.keys_by_file(db, pages)
+    kept: list[_FileRead] = []
+    problems: list[Problem] = []
+    for read in reads:
+        page = pages.get(read.name)
+        after = {title_key(e.title) for e in page.entries} if page else set()
+        reason = shrink_reason(before.get(read.name, set()), after) if page else None
+        if reason is None:
+            kept.append(read)
+            continue
+        log.warning("%s: %s", read.path, reason)
+        problems.append(Problem(read.name, None, reason))
+        kept.append(read.held())
+    return kept, problems
+
+
+def _newer_load_elsewhere(read: _FileRead, source: FileSource | None) -> str | None:
+    """Why a start-up load must not apply this changed folder file: the page
+    was loaded by hand from another path after the file last changed."""
+    if not isinstance(read.result, ParsedFile) or source is None:
+        return None
+    if source.path == str(read.path):
+        return None
+    changed = datetime.fromtimestamp(read.path.stat().st_mtime, UTC)
+    if changed >= source.loaded_at:
+        return None
+    return (
+        f"start-up load keeps {read.name} as loaded from {source.path} at "
+        f"{source.loaded_at:%Y-%m-%d %H:%M} UTC: {read.path} is older "
+        f"(changed {changed:%Y-%m-%d %H:%M} UTC); to apply it, run `paperbot load {read.path}`"
+    )
+
+
+def _replacements(applied: Sequence[_FileRead], sources: Mapping[str, FileSource]) -> list[str]:
+    """One note, also logged, per page now replaced from a different path."""
+    notes = []
+    for read in applied:
+        source = sources.get(read.name)
+        if source is not None and source.path != str(read.path):
+            note = (
+                f"replacing {read.name} loaded from {source.path} "
+                f"({source.loaded_at:%Y-%m-%d %H:%M} UTC) with {read.path}"
+            )
+            log.info("%s", note)
+            notes.append(note)
+    return notes
 
 
 class CorpusService:
@@ -182,10 +320,18 @@ class CorpusService:
         default_area: str,
         now: datetime,
         progress: Callable[[Path], object] | None = None,
+        allow_shrink: bool = False,
+        startup: bool = False,
     ) -> LoadReport:
         """`load_corpus` into this app's database."""
         return await load_corpus(
-            self._db, paths, default_area=default_area, now=now, progress=progress
+            self._db,
+            paths,
+            default_area=default_area,
+            now=now,
+            progress=progress,
+            allow_shrink=allow_shrink,
+            startup=startup,
         )
 
     async def paper_count(self) -> int:

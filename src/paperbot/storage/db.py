@@ -31,11 +31,41 @@ class ConstraintError(StorageError):
     """A write broke a UNIQUE, CHECK or foreign key constraint."""
 
 
-def storage_error(exc: sqlite3.Error) -> StorageError:
-    """The storage package's own error for a SQLite one (raise it `from exc`)."""
+def storage_error(exc: sqlite3.Error, path: Path | None = None) -> StorageError:
+    """The storage package's own error for a SQLite one (raise it `from exc`);
+    given the database's path, damage becomes a `CorruptDatabase` naming it."""
     if isinstance(exc, sqlite3.IntegrityError):
         return ConstraintError(str(exc))
-    return StorageError(str(exc))
+    damaged = damage(exc, path) if path is not None else None
+    return damaged or StorageError(str(exc))
+
+
+class CorruptDatabase(StorageError):
+    """The database file is damaged: not an SQLite file, or failing its check."""
+
+    def __init__(self, path: Path, detail: str) -> None:
+        # SQLite's report spans lines ("*** in database main ***\nPage 62: ..."): one line.
+        detail = " ".join(detail.replace("*** in database main ***", "").split())
+        super().__init__(
+            f"database {path} is damaged ({detail}): stop paperbot, move the file aside and "
+            "restore your last backup (README, 'Backups and restore'); "
+            "`paperbot doctor` shows the details"
+        )
+        self.path = path
+
+
+_DAMAGE_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+def damage(exc: BaseException, path: Path) -> CorruptDatabase | None:
+    """The CorruptDatabase that an SQLite error means, or None if it is no damage
+    (a locked database, a full disk, ... are other faults)."""
+    if isinstance(exc, CorruptDatabase):
+        return exc
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(exc, sqlite3.DatabaseError) and code is not None and code & 0xFF in _DAMAGE_CODES:
+        return CorruptDatabase(path, str(exc))
+    return None
 
 
 class Database:
@@ -60,14 +90,41 @@ class Database:
         db = cls(conn, path)
         try:
             await db._configure()
+            await db._quick_check()
             await migrate(conn)
         except sqlite3.Error as exc:
             await conn.close()
-            raise StorageError(f"cannot open database {path}: {exc}") from exc
+            raise damage(exc, path) or StorageError(f"cannot open database {path}: {exc}") from exc
         except BaseException:
             await conn.close()
             raise
         return db
+
+    @classmethod
+    async def open_read_only(cls, path: Path | str) -> Database:
+        """A connection for inspection (`paperbot doctor`): no migration, no
+        check, nothing written; a missing file is an error, not a new database."""
+        path = Path(path)
+        try:
+            conn = await aiosqlite.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+            await conn.execute("PRAGMA busy_timeout=5000")
+        except sqlite3.Error as exc:
+            raise damage(exc, path) or StorageError(f"cannot open database {path}: {exc}") from exc
+        return cls(conn, path)
+
+    async def _quick_check(self) -> None:
+        """Refuse a damaged file before any command reads half of it.
+
+        quick_check walks every page's b-tree structure but not the indexes'
+        contents (that is `integrity_check`, in `paperbot doctor`); on a
+        100k-paper database it costs about as much as reading the file once.
+        """
+        if str(self.path) == ":memory:":
+            return
+        async with self.conn.execute("PRAGMA quick_check(1)") as cursor:
+            row = await cursor.fetchone()
+        if row is None or row[0] != "ok":
+            raise CorruptDatabase(self.path, str(row[0]) if row else "quick_check said nothing")
 
     async def _configure(self) -> None:
         # WAL lets the CLI read while the bot writes; NORMAL sync is safe with WAL.
@@ -88,12 +145,18 @@ class Database:
                 await self.conn.execute("BEGIN IMMEDIATE")
                 try:
                     yield self.conn
-                except BaseException:
+                except BaseException as exc:
+                    if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt):
+                        # Ctrl-C or shutdown: the statement still running in the
+                        # worker thread would run to its end before the rollback.
+                        await self.conn.interrupt()
                     await self.conn.rollback()
                     raise
-                await self.conn.commit()
+                # Shielded: a cancel while COMMIT is queued must not report
+                # "rolled back" for a commit that then happens anyway.
+                await asyncio.shield(self.conn.commit())
             except sqlite3.Error as exc:
-                raise storage_error(exc) from exc
+                raise storage_error(exc, self.path) from exc
 
     async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Row | None:
         """The first row of a query, or None."""
@@ -101,7 +164,7 @@ class Database:
             async with self.conn.execute(sql, params) as cursor:
                 return await cursor.fetchone()
         except sqlite3.Error as exc:
-            raise storage_error(exc) from exc
+            raise storage_error(exc, self.path) from exc
 
     async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         """Every row of a query."""
@@ -109,7 +172,7 @@ class Database:
             async with self.conn.execute(sql, params) as cursor:
                 return list(await cursor.fetchall())
         except sqlite3.Error as exc:
-            raise storage_error(exc) from exc
+            raise storage_error(exc, self.path) from exc
 
     async def close(self) -> None:
         """Close the connection; closing twice is harmless."""
@@ -147,19 +210,37 @@ async def migrate(conn: aiosqlite.Connection) -> int:
         )
     for version, name, sql in migrations[current:]:
         log.info("applying migration %s", name)
-        # executescript would COMMIT first; run statements inside one explicit
-        # transaction so a failed migration leaves the previous version intact.
+        await _apply_migration(conn, version, sql)
+        current = version
+    return current
+
+
+async def _apply_migration(conn: aiosqlite.Connection, version: int, sql: str) -> None:
+    """One migration in one transaction, with foreign keys off while it runs.
+
+    executescript would COMMIT first; explicit statements inside one
+    transaction leave the previous version intact if one fails. Foreign keys
+    are off because a table rebuild drops the old table, and with them on that
+    drop would cascade into the rows just copied (the SQLite-documented way);
+    `foreign_key_check` then proves the result consistent before the commit.
+    """
+    await conn.execute("PRAGMA foreign_keys=OFF")
+    try:
         await conn.execute("BEGIN IMMEDIATE")
         try:
             for statement in _statements(sql):
                 await conn.execute(statement)
+            async with conn.execute("PRAGMA foreign_key_check") as cursor:
+                broken = list(await cursor.fetchall())
+            if broken:
+                raise StorageError(f"migration {version} leaves broken references: {broken[:3]}")
             await conn.execute(f"PRAGMA user_version = {version:d}")
         except BaseException:
             await conn.rollback()
             raise
         await conn.commit()
-        current = version
-    return current
+    finally:
+        await conn.execute("PRAGMA foreign_keys=ON")
 
 
 def _statements(sql: str) -> list[str]:

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from datetime import date, datetime, time
 from typing import Any, Literal
 
+import aiosqlite
+
 from paperbot.core.models import DigestPost, DigestSettings, PostKind
 from paperbot.core.render import EmbedData, EmbedField, MessageData
 from paperbot.storage.db import ConstraintError, Database
@@ -22,9 +24,18 @@ _SETTINGS_COLUMNS = (
     "guild_id, channel_id, post_time, timezone, count, enabled, active_since,"
     " updated_by, updated_at, failure, failure_at"
 )
+# History names papers by key (migration 0005); callers work with ids, which
+# stay stable because papers are retired, never deleted. A key whose paper row
+# is gone (`paperbot doctor` reports it) drops out of the id list.
+_PAPER_IDS_OF_POST = (
+    "(SELECT json_group_array(picked.id) FROM (SELECT p.id AS id"
+    " FROM json_each(digest_posts.paper_keys) AS k JOIN papers AS p ON p.key = k.value"
+    " ORDER BY k.key) AS picked)"
+)
 _POST_COLUMNS = (
-    "id, guild_id, channel_id, kind, local_date, nonce, header, paper_ids, message, state,"
-    " claimed_at, deadline, sent_at, attempts, message_id, error"
+    "id, guild_id, channel_id, kind, local_date, nonce, header, "
+    + _PAPER_IDS_OF_POST
+    + ", message, state, claimed_at, deadline, sent_at, attempts, message_id, error"
 )
 
 
@@ -118,11 +129,12 @@ async def take_failure(db: Database, guild_id: int) -> tuple[str, datetime] | No
 
 
 async def posted_ids(db: Database, channel_id: int) -> list[int]:
-    """Papers already posted (or being posted) in a channel."""
+    """Papers already posted (or being posted) in a channel, retired ones included."""
     return [
         int(row[0])
         for row in await db.fetch_all(
-            "SELECT paper_id FROM digest_posted WHERE channel_id = ? ORDER BY paper_id",
+            "SELECT p.id FROM digest_posted AS d JOIN papers AS p ON p.key = d.paper_key"
+            " WHERE d.channel_id = ? ORDER BY p.id",
             (channel_id,),
         )
     ]
@@ -161,9 +173,10 @@ async def claim(
                     " AND kind = 'scheduled' AND state IN ('failed', 'expired')",
                     (guild_id, local_date.isoformat()),
                 )
+            keys = await _keys_of(conn, paper_ids)
             cur = await conn.execute(
                 "INSERT INTO digest_posts (guild_id, channel_id, kind, local_date, nonce, header,"
-                " paper_ids, message, state, claimed_at, deadline)"
+                " paper_keys, message, state, claimed_at, deadline)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'claimed', ?, ?)",
                 (
                     guild_id,
@@ -172,7 +185,7 @@ async def claim(
                     local_date.isoformat(),
                     nonce,
                     message.content.split("\n", 1)[0],
-                    json.dumps(list(paper_ids)),
+                    json.dumps(keys, ensure_ascii=False),
                     encode_message(message),
                     now.isoformat(),
                     deadline.isoformat(),
@@ -180,8 +193,8 @@ async def claim(
             )
             post_id = cur.lastrowid
             await conn.executemany(
-                "INSERT INTO digest_posted (channel_id, paper_id, post_id) VALUES (?, ?, ?)",
-                [(channel_id, paper_id, post_id) for paper_id in paper_ids],
+                "INSERT INTO digest_posted (channel_id, paper_key, post_id) VALUES (?, ?, ?)",
+                [(channel_id, key, post_id) for key in keys],
             )
     except ConstraintError as exc:
         raise AlreadyClaimed(str(exc)) from exc
@@ -189,6 +202,16 @@ async def claim(
     found = await get_post(db, post_id)
     assert found is not None
     return found
+
+
+async def _keys_of(conn: aiosqlite.Connection, paper_ids: Sequence[int]) -> list[str]:
+    """The stable keys of these papers, in the order given."""
+    async with conn.execute(
+        "SELECT id, key FROM papers WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(paper_ids)),),
+    ) as cur:
+        by_id = {int(pid): str(key) for pid, key in await cur.fetchall()}
+    return [by_id[pid] for pid in paper_ids if pid in by_id]
 
 
 async def mark_sent(db: Database, post_id: int, now: datetime) -> None:

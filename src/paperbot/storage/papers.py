@@ -8,11 +8,12 @@ from datetime import datetime
 from typing import Any
 
 from paperbot.core.corpus import LoadPlan
-from paperbot.core.models import Entry, Paper, PaperRecord, Source, VenueCount
+from paperbot.core.models import Entry, FileSource, Paper, PaperRecord, Source, VenueCount
 from paperbot.storage.db import Database
 
 CORPUS_VERSION_KEY = "corpus_version"
 FINGERPRINT_PREFIX = "file_fingerprint:"
+SOURCE_PREFIX = "file_source:"
 _PAPER_COLUMNS = "id, title, venue, year, area, summaries, entries"
 
 
@@ -23,13 +24,14 @@ async def records_touching(
     those with an entry from one of the files, or with one of the keys.
 
     Only these are decoded into Python objects, so reloading one file of a
-    large corpus stays cheap in time and memory.
+    large corpus stays cheap in time and memory. Retired papers are left out:
+    a page that lists one again brings it back through an insert (`apply_load`).
     """
     sql = (
         "SELECT key, title, venue, year, area, entries FROM papers"
-        " WHERE key IN (SELECT value FROM json_each(?1))"
+        " WHERE retired_at IS NULL AND (key IN (SELECT value FROM json_each(?1))"
         " OR EXISTS (SELECT 1 FROM json_each(papers.entries) AS e"
-        "  WHERE json_extract(e.value, '$.file') IN (SELECT value FROM json_each(?2)))"
+        "  WHERE json_extract(e.value, '$.file') IN (SELECT value FROM json_each(?2))))"
     )
     params = (json.dumps(list(keys), ensure_ascii=False), json.dumps(list(files)))
     rows = await db.fetch_all(sql, params)
@@ -44,9 +46,36 @@ async def file_contents(db: Database, files: Collection[str]) -> tuple[int, set[
     sql = (
         "SELECT p.key FROM papers AS p, json_each(p.entries) AS e"
         " WHERE json_extract(e.value, '$.file') IN (SELECT value FROM json_each(?))"
+        " AND p.retired_at IS NULL"
     )
     keys = [key for (key,) in await db.fetch_all(sql, (json.dumps(list(files)),))]
     return len(keys), set(keys)
+
+
+async def keys_by_file(db: Database, files: Collection[str]) -> dict[str, set[str]]:
+    """The keys of the papers each of these files gave at its last load."""
+    sql = (
+        "SELECT DISTINCT json_extract(e.value, '$.file'), p.key"
+        " FROM papers AS p, json_each(p.entries) AS e"
+        " WHERE json_extract(e.value, '$.file') IN (SELECT value FROM json_each(?))"
+        " AND p.retired_at IS NULL"
+    )
+    found: dict[str, set[str]] = {}
+    for name, key in await db.fetch_all(sql, (json.dumps(list(files)),)):
+        found.setdefault(name, set()).add(key)
+    return found
+
+
+async def file_sources(db: Database) -> dict[str, FileSource]:
+    """Where each page was last loaded from, and when, by file name."""
+    sql = "SELECT substr(key, ?), value FROM meta WHERE key LIKE ? || '%'"
+    prefix = SOURCE_PREFIX
+    rows = await db.fetch_all(sql, (len(prefix) + 1, prefix))
+    sources = {}
+    for name, value in rows:
+        data = json.loads(value)
+        sources[name] = FileSource(data["path"], datetime.fromisoformat(data["loaded_at"]))
+    return sources
 
 
 async def file_fingerprints(db: Database) -> dict[str, str]:
@@ -57,18 +86,29 @@ async def file_fingerprints(db: Database) -> dict[str, str]:
 
 
 async def apply_load(
-    db: Database, plan: LoadPlan, now: datetime, fingerprints: Mapping[str, str] | None = None
+    db: Database,
+    plan: LoadPlan,
+    now: datetime,
+    fingerprints: Mapping[str, str] | None = None,
+    sources: Mapping[str, str] | None = None,
 ) -> None:
     """Apply a load plan in one transaction; bump the corpus version if anything changed.
 
-    The files' fingerprints are stored in the same transaction, so a crash can
-    never leave a fingerprint for data that was not written.
+    The files' fingerprints and the paths they were loaded from (`sources`,
+    by file name) are stored in the same transaction, so a crash can never
+    leave a fingerprint for data that was not written. Removed papers are
+    retired, not deleted: history keeps naming them, and an insert of a
+    retired key brings back the same row (same id, same key).
     """
     stamp = now.isoformat()
     async with db.transaction() as conn:
         await conn.executemany(
             "INSERT INTO papers (key, title, venue, year, area, entries, summaries,"
-            " added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET title = excluded.title, venue = excluded.venue,"
+            " year = excluded.year, area = excluded.area, entries = excluded.entries,"
+            " summaries = excluded.summaries, updated_at = excluded.updated_at,"
+            " retired_at = NULL",
             # Generators: rows are encoded as SQLite takes them, never all at once.
             ((*_row(r), stamp, stamp) for r in plan.inserts),
         )
@@ -77,11 +117,19 @@ async def apply_load(
             " summaries = ?, updated_at = ? WHERE key = ?",
             ((*_row(r)[1:], stamp, r.key) for r in plan.updates),
         )
-        await conn.executemany("DELETE FROM papers WHERE key = ?", [(k,) for k in plan.removals])
+        await conn.executemany(
+            "UPDATE papers SET retired_at = ?, updated_at = ? WHERE key = ?",
+            [(stamp, stamp, k) for k in plan.removals],
+        )
+        meta = [(FINGERPRINT_PREFIX + name, value) for name, value in (fingerprints or {}).items()]
+        meta += [
+            (SOURCE_PREFIX + name, json.dumps({"path": path, "loaded_at": stamp}))
+            for name, path in (sources or {}).items()
+        ]
         await conn.executemany(
             "INSERT INTO meta (key, value) VALUES (?, ?)"
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            [(FINGERPRINT_PREFIX + name, value) for name, value in (fingerprints or {}).items()],
+            meta,
         )
         if plan.inserts or plan.updates or plan.removals:
             await conn.execute(
@@ -101,29 +149,32 @@ async def list_papers(
     db: Database, venue: str | None = None, year: int | None = None
 ) -> list[Paper]:
     """Papers in id order, optionally for one venue (case-insensitive) and/or year."""
-    sql = f"SELECT {_PAPER_COLUMNS} FROM papers WHERE (?1 IS NULL OR venue = ?1 COLLATE NOCASE)"
+    sql = f"SELECT {_PAPER_COLUMNS} FROM papers WHERE retired_at IS NULL"
+    sql += " AND (?1 IS NULL OR venue = ?1 COLLATE NOCASE)"
     sql += " AND (?2 IS NULL OR year = ?2) ORDER BY id"
     return [_paper(row) for row in await db.fetch_all(sql, (venue, year))]
 
 
 async def get_papers(db: Database, ids: Sequence[int]) -> list[Paper]:
-    """Papers with these ids, in the order asked (missing ids are skipped)."""
+    """Papers with these ids, in the order asked (missing and retired ids are skipped)."""
     if not ids:
         return []
     # One round trip for the whole batch: json_each binds the list as one parameter.
     sql = f"SELECT {_PAPER_COLUMNS} FROM papers WHERE id IN (SELECT value FROM json_each(?))"
+    sql += " AND retired_at IS NULL"
     found = {row[0]: _paper(row) for row in await db.fetch_all(sql, (json.dumps(list(ids)),))}
     return [found[i] for i in ids if i in found]
 
 
 async def paper_count(db: Database) -> int:
-    row = await db.fetch_one("SELECT count(*) FROM papers")
+    row = await db.fetch_one("SELECT count(*) FROM papers WHERE retired_at IS NULL")
     return int(row[0]) if row else 0
 
 
 async def venues(db: Database) -> list[VenueCount]:
     """Loaded venues and years with their paper counts, newest year first."""
-    sql = "SELECT venue, year, count(*) FROM papers GROUP BY venue, year ORDER BY year DESC, venue"
+    sql = "SELECT venue, year, count(*) FROM papers WHERE retired_at IS NULL"
+    sql += " GROUP BY venue, year ORDER BY year DESC, venue"
     return [VenueCount(v, y, n) for v, y, n in await db.fetch_all(sql)]
 
 

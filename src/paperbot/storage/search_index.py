@@ -129,13 +129,15 @@ async def clear_index(db: Database) -> None:
 
 
 async def paper_columns(db: Database, batch: int = 5000) -> PaperColumns:
-    """Every paper in id order, summaries joined as `Paper.summary` joins them."""
+    """Every paper in id order (retired ones left out), summaries joined as
+    `Paper.summary` joins them."""
     columns = PaperColumns()
     # Not `fetch_all`: batches keep the raw rows of a large corpus from all
     # being held at once beside the columns.
     try:
         async with db.conn.execute(
-            "SELECT id, title, venue, year, summaries FROM papers ORDER BY id"
+            "SELECT id, title, venue, year, summaries FROM papers"
+            " WHERE retired_at IS NULL ORDER BY id"
         ) as cur:
             while rows := await cur.fetchmany(batch):
                 for pid, title, venue, year, summaries in rows:
@@ -145,5 +147,5 @@ async def paper_columns(db: Database, batch: int = 5000) -> PaperColumns:
                     columns.years.append(int(year))
                     columns.summaries.append("\n\n".join(json.loads(summaries)))
     except sqlite3.Error as exc:
-        raise storage_error(exc) from exc
+        raise storage_error(exc, db.path) from exc
     return columns
