@@ -190,9 +190,9 @@ def _apply_env(raw: dict[str, Any], env: Mapping[str, str]) -> None:
             raw.setdefault(section, {})[key] = value
     # Environment values are text; the guild id is the one number among them.
     guild = raw.get("bot", {}).get("sync_guild")
-    if env.get(ENV_SYNC_GUILD, "").strip() and isinstance(guild, str) and guild.isascii():
-        if guild.isdigit():
-            raw["bot"]["sync_guild"] = int(guild)
+    from_env = bool(env.get(ENV_SYNC_GUILD, "").strip())
+    if from_env and isinstance(guild, str) and guild.isascii() and guild.isdigit():
+        raw["bot"]["sync_guild"] = int(guild)
 
 
 _ENV_FOR_KEY = {
