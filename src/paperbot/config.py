@@ -71,8 +71,9 @@ TimezoneName = Annotated[str, AfterValidator(_timezone)]
 # Floats must be finite (`inf`/`nan` parse as TOML floats) and bounded.
 StrictInt = Annotated[int, Field(strict=True)]
 FiniteFloat = Annotated[float, Field(strict=True, allow_inf_nan=False)]
-#: Discord ids (snowflakes) are unsigned 64-bit integers.
-SNOWFLAKE_MAX = 2**64 - 1
+#: Discord ids (snowflakes) are unsigned 64-bit, but the top bit stays 0 until
+#: 2084 and SQLite stores signed 64-bit integers.
+SNOWFLAKE_MAX = 2**63 - 1
 
 
 class _Section(BaseModel):
