@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from paperbot.bench.memory import peak_rss_mb
-from paperbot.bench.synthetic import synthetic_papers, write_corpus
+from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.cli.common import positive_int
 from paperbot.clock import utc_now
 from paperbot.services.corpus import load_corpus
@@ -52,7 +52,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 async def _timed_load(db: Database, folder: Path) -> float:
     start = time.perf_counter()
-    await load_corpus(db, [folder], default_area="预训练", now=utc_now())
+    await load_corpus(db, [folder], default_area="预训练", now=utc_now(), limits=BENCH_LIMITS)
     return time.perf_counter() - start
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from paperbot.bench.memory import peak_rss_mb
-from paperbot.bench.synthetic import synthetic_papers, write_corpus
+from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.cli.common import positive_int
 from paperbot.clock import utc_now
 from paperbot.config import SearchSettings
@@ -92,7 +92,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         db = await Database.open(db_path)
         try:
             start = time.perf_counter()
-            await load_corpus(db, [folder / "corpus"], default_area=_AREA, now=utc_now())
+            await load_corpus(
+                db, [folder / "corpus"], default_area=_AREA, now=utc_now(), limits=BENCH_LIMITS
+            )
             load_s = time.perf_counter() - start
             peaks = {"peak_after_load_mb": _high_water_mb()}
             baseline = await _baseline_latencies(db)  # before the index: peaks don't add up
@@ -116,7 +118,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await service.refresh()
             start = time.perf_counter()
             await load_corpus(
-                db, [folder / "corpus", folder / "more"], default_area=_AREA, now=utc_now()
+                db,
+                [folder / "corpus", folder / "more"],
+                default_area=_AREA,
+                now=utc_now(),
+                limits=BENCH_LIMITS,
             )
             await service.refresh()
             update_s = time.perf_counter() - start

@@ -31,7 +31,7 @@ from paperbot.bot.client import PaperBot
 from paperbot.clock import utc_now
 from paperbot.config import Settings
 from paperbot.services.app import App
-from paperbot.services.corpus import load_corpus
+from paperbot.services.corpus import corpus_limits, load_corpus
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +131,7 @@ async def open_app(settings: Settings) -> App:
             [settings.corpus.path],
             default_area=settings.corpus.default_area,
             now=utc_now(),
+            limits=corpus_limits(settings.corpus),
         )
     except BaseException:
         await app.close()

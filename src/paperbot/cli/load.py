@@ -13,7 +13,13 @@ from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail, print_
 from paperbot.clock import utc_now
 from paperbot.config import Settings
 from paperbot.services.app import App
-from paperbot.services.corpus import CorpusPathError, LoadReport, corpus_files, load_corpus
+from paperbot.services.corpus import (
+    CorpusPathError,
+    LoadReport,
+    corpus_files,
+    corpus_limits,
+    load_corpus,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -41,6 +47,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 default_area=settings.corpus.default_area,
                 now=utc_now(),
                 progress=lambda _path: bar.update(),
+                limits=corpus_limits(settings.corpus),
             )
         print_json(report.as_dict()) if args.json else _print_summary(report)
         return EXIT_OK if report.clean else EXIT_PROBLEMS
@@ -55,4 +62,4 @@ def _print_summary(report: LoadReport) -> None:
         f"{report.removed} removed, {report.duplicates_merged} duplicates merged"
     )
     for problem in report.problems:
-        print(f"skipped {problem}")
+        print(f"{'warning' if problem.warning else 'skipped'} {problem}")
