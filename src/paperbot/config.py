@@ -83,6 +83,8 @@ class _Section(BaseModel):
 
 class DatabaseSettings(_Section):
     path: Path = Path("var/paperbot.sqlite3")
+    # How long a write waits (retrying with backoff) for a lock another process holds.
+    lock_wait_seconds: FiniteFloat = Field(default=30.0, ge=0, le=600)
 
 
 class CorpusSettings(_Section):

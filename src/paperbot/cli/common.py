@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sqlite3
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from paperbot.config import Settings
 from paperbot.services.app import App
-from paperbot.storage.db import StorageError
+from paperbot.storage.db import StorageError, describe_sqlite_error
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -46,6 +47,9 @@ def with_app(settings: Settings, job: Callable[[App], Awaitable[int]]) -> int:
         return asyncio.run(run())
     except StorageError as exc:
         return fail(str(exc))
+    except sqlite3.Error as exc:
+        # A failure outside a transaction (reads): still one line, never a traceback.
+        return fail(describe_sqlite_error(settings.database.path, exc))
 
 
 def positive_int(text: str) -> int:

@@ -6,75 +6,171 @@ import asyncio
 import logging
 import re
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
+from typing import TypeVar
 
 import aiosqlite
 
 log = logging.getLogger(__name__)
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+#: SQLite's own wait for another connection's lock, per attempt.
+BUSY_TIMEOUT_MS = 5000
+#: How long to keep retrying (with backoff) a lock another process holds.
+LOCK_WAIT_SECONDS = 30.0
+_T = TypeVar("_T")
 
 
 class StorageError(Exception):
-    """The database cannot be opened or is newer than this code."""
+    """The database cannot be opened or used; `str()` is one clear line."""
 
 
 class Database:
     """One aiosqlite connection with WAL, foreign keys and migrations applied."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+    def __init__(
+        self,
+        conn: aiosqlite.Connection,
+        path: Path,
+        *,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        lock_wait_seconds: float = LOCK_WAIT_SECONDS,
+    ) -> None:
         self.conn = conn
         self.path = path
+        self.busy_timeout_ms = busy_timeout_ms
+        self.lock_wait_seconds = lock_wait_seconds
         # One connection serves every coroutine: transactions must take turns,
         # or a second BEGIN fails with "cannot start a transaction within a transaction".
         self._transaction_lock = asyncio.Lock()
 
     @classmethod
-    async def open(cls, path: Path | str) -> Database:
+    async def open(
+        cls,
+        path: Path | str,
+        *,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        lock_wait_seconds: float = LOCK_WAIT_SECONDS,
+    ) -> Database:
         path = Path(path)
         if str(path) != ":memory:":
-            path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            conn = await aiosqlite.connect(path, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise StorageError(f"cannot open database {path}: {exc}") from exc
-        db = cls(conn, path)
+            _check_location(path)
+        conn = await _connect(path)
+        db = cls(conn, path, busy_timeout_ms=busy_timeout_ms, lock_wait_seconds=lock_wait_seconds)
         try:
             await db._configure()
-            await migrate(conn)
+            await db.retry_locked(lambda: migrate(conn))
+        except sqlite3.Error as exc:
+            await conn.close()
+            raise db.error(exc) from exc
         except BaseException:
             await conn.close()
             raise
         return db
 
     async def _configure(self) -> None:
+        await self.conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
         # WAL lets the CLI read while the bot writes; NORMAL sync is safe with WAL.
-        await self.conn.execute("PRAGMA journal_mode=WAL")
+        await self.retry_locked(lambda: self.conn.execute("PRAGMA journal_mode=WAL"))
         await self.conn.execute("PRAGMA synchronous=NORMAL")
         await self.conn.execute("PRAGMA foreign_keys=ON")
-        await self.conn.execute("PRAGMA busy_timeout=5000")
+
+    def error(self, exc: sqlite3.Error) -> StorageError:
+        """One line for the user: which file, what went wrong, what to do."""
+        return StorageError(describe_sqlite_error(self.path, exc))
+
+    async def retry_locked(self, operation: Callable[[], Awaitable[_T]]) -> _T:
+        """Run `operation`; while another process holds the lock past the busy
+        timeout, try again with backoff for up to `lock_wait_seconds`."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.lock_wait_seconds
+        pause = 0.1
+        while True:
+            try:
+                return await operation()
+            except sqlite3.OperationalError as exc:
+                if not _is_locked(exc) or loop.time() + pause > deadline:
+                    raise
+                log.warning("database %s is locked; retrying in %.1fs", self.path, pause)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 5.0)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         """One write transaction: committed on success, rolled back on error.
 
         BEGIN IMMEDIATE takes the write lock up front, so two writers queue
-        on busy_timeout instead of failing half-way.
+        on busy_timeout (then `retry_locked`) instead of failing half-way. A
+        SQLite failure (locked, disk full, read-only) rolls back, so nothing
+        is half-written, and becomes one `StorageError` line.
         """
         async with self._transaction_lock:
-            await self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                await self.retry_locked(lambda: self.conn.execute("BEGIN IMMEDIATE"))
+            except sqlite3.Error as exc:
+                raise self.error(exc) from exc
             try:
                 yield self.conn
-            except BaseException:
-                await self.conn.rollback()
+                await self.conn.commit()
+            except BaseException as exc:
+                if self.conn.in_transaction:
+                    await self.conn.rollback()
+                if isinstance(exc, sqlite3.Error):
+                    raise self.error(exc) from exc
                 raise
-            await self.conn.commit()
 
     async def close(self) -> None:
         await self.conn.close()
+
+
+def _check_location(path: Path) -> None:
+    """Create the database's folder; refuse what can't hold a database."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(
+            f"cannot create the database folder {path.parent}: {exc.strerror}"
+        ) from None
+    if path.exists() and not path.is_file():
+        raise StorageError(
+            f"database {path} is not a regular file: set database.path / PAPERBOT_DB to a file"
+        )
+
+
+async def _connect(path: Path) -> aiosqlite.Connection:
+    connection = aiosqlite.connect(path, isolation_level=None)
+    try:
+        return await connection
+    except sqlite3.Error as exc:
+        # aiosqlite stops its worker thread after a failed connect but nobody
+        # waits for it: let it finish while the loop still runs, or it reports
+        # "Event loop is closed" from its thread after we exit.
+        worker = getattr(connection, "_thread", None)
+        if worker is not None:
+            await asyncio.to_thread(worker.join, 5.0)
+        raise StorageError(
+            f"cannot open database {path}: {exc} (is its folder writable?)"
+        ) from None
+
+
+def _is_locked(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc)
+    return "database is locked" in text or "database is busy" in text
+
+
+def describe_sqlite_error(path: Path, exc: sqlite3.Error) -> str:
+    """A SQLite failure as one line naming the file and what to do."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and _is_locked(exc):
+        return f"database {path} is locked by another process; try again when it has finished"
+    if "database or disk is full" in text:
+        return f"database {path} is full (no space left): nothing was changed; free some space"
+    if "readonly" in text or "read-only" in text:
+        return f"database {path} is read-only: nothing was changed; make it and its folder writable"
+    return f"database {path}: {text}"
 
 
 def available_migrations() -> list[tuple[int, str, str]]:
