@@ -65,7 +65,7 @@ async def test_open_failure_leaves_no_worker_thread_behind() -> None:
 
 async def test_locked_database_is_retried_then_one_line(tmp_path: Path) -> None:
     path = tmp_path / "db.sqlite3"
-    (await Database.open(path)).conn  # create and migrate
+    await (await Database.open(path)).close()  # create and migrate
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     db = await Database.open(path, busy_timeout_ms=50, lock_wait_seconds=0.5)
