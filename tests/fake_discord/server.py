@@ -81,6 +81,8 @@ class Fault:
     retry_after: float = 0.2
     times: int = 1
     hits: int = 0
+    #: Never answer (until the fake stops): Discord stalling mid-request.
+    stall: bool = False
 
     def matches(self, method: str, path: str) -> bool:
         return self.times > 0 and method == self.method and bool(self.path.search(path))
@@ -224,6 +226,7 @@ class FakeDiscord:
         self.requests: list[RecordedRequest] = []
         self.violations: list[str] = []
         self.faults: list[Fault] = []
+        self._stopped = asyncio.Event()
         self.global_commands: list[dict[str, Any]] = []
         self.guild_commands: dict[int, list[dict[str, Any]]] = {}
         self.syncs: list[tuple[int | None, list[dict[str, Any]]]] = []
@@ -252,6 +255,7 @@ class FakeDiscord:
         self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
 
     async def stop(self) -> None:
+        self._stopped.set()
         for ws in list(self._sockets):
             await ws.close(code=1001)
         if self._runner is not None:
@@ -304,6 +308,12 @@ class FakeDiscord:
     ) -> Fault:
         """Answer the next `times` requests to METHOD matching the path regex with `status`."""
         fault = Fault(method.upper(), re.compile(path), status, retry_after, times)
+        self.faults.append(fault)
+        return fault
+
+    def stall(self, method: str, path: str, *, times: int = 1_000_000) -> Fault:
+        """Never answer the next `times` requests to METHOD matching the path regex."""
+        fault = Fault(method.upper(), re.compile(path), 0, times=times, stall=True)
         self.faults.append(fault)
         return fault
 
@@ -717,6 +727,9 @@ class FakeDiscord:
             if fault.matches(method, path):
                 fault.times -= 1
                 fault.hits += 1
+                if fault.stall:
+                    await self._stopped.wait()
+                    return _json({"message": "503: stalled", "code": 0}, 503)
                 return _fault_response(fault)
         problems = spec_validator().validate(method, path, body)
         if problems:
