@@ -112,3 +112,46 @@ def test_verbose_does_not_log_every_sql_statement(
     run_cli(capsys, "-v", "list", "--json")
     assert not [r for r in caplog.records if r.name.startswith("aiosqlite")]
     assert logging.getLogger("aiosqlite").getEffectiveLevel() >= logging.INFO
+
+
+# --- search messages (smaller things) ----------------------------------------
+
+
+@pytest.mark.parametrize("query", ["שלום עולם", "مرحبا بالعالم", "Привет"])
+def test_unsupported_scripts_are_not_called_punctuation(
+    capsys: pytest.CaptureFixture[str], query: str
+) -> None:
+    run_cli(capsys, "load")
+    code, out, _err = run_cli(capsys, "search", query)
+    assert code == 1
+    assert "punctuation" not in out
+    assert "only English and Chinese" in out
+
+
+def test_punctuation_only_is_still_called_punctuation(capsys: pytest.CaptureFixture[str]) -> None:
+    run_cli(capsys, "load")
+    code, out, _err = run_cli(capsys, "search", "?!?! ...")
+    assert code == 1 and "only punctuation" in out
+
+
+def test_a_year_in_the_query_that_finds_nothing_falls_back_and_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    run_cli(capsys, "load")
+    code, out, _err = run_cli(capsys, "search", "scaling laws 1999")
+    assert code == 0
+    assert "no papers from 1999" in out and "any year" in out
+    assert "Scaling" in out or "scaling" in out
+
+
+def test_an_applied_year_filter_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    run_cli(capsys, "load")
+    code, out, _err = run_cli(capsys, "search", "QLoRA 2023")
+    assert code == 0
+    assert out.splitlines()[0] == "filter: year 2023 (from the query)"
+
+
+def test_an_explicit_year_option_does_not_fall_back(capsys: pytest.CaptureFixture[str]) -> None:
+    run_cli(capsys, "load")
+    code, out, _err = run_cli(capsys, "search", "scaling laws", "--year", "1999")
+    assert code == 1 and "nothing found" in out

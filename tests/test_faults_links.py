@@ -50,3 +50,18 @@ def test_digest_embed_url_is_within_limit(title: str) -> None:
     message = render_digest(plan, {1: paper}, digest_header(date(2026, 1, 1)))
     assert message.embeds[0].url is not None
     assert len(message.embeds[0].url) <= limits.URL_MAX
+
+
+def test_result_pages_say_when_a_year_was_dropped() -> None:
+    from paperbot.core.query import ParsedQuery
+    from paperbot.core.search_render import ResultPages
+
+    paper = Paper(1, "Scaling Laws", "ICML", 2026, "预训练", ("摘要。",), ("a.txt:1",))
+    pages = ResultPages(
+        ParsedQuery("scaling laws 1999"),
+        [ResultItem(paper, ())],
+        total=1,
+        page_size=5,
+        year_dropped=1999,
+    )
+    assert "Nothing from 1999 matched, so these are from any year." in pages[0].content

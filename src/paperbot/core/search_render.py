@@ -40,6 +40,11 @@ NO_TERMS = (
     "That query has no words to search for (only punctuation, symbols or emoji). "
     "Try a title, a keyword or 中文关键词."
 )
+YEAR_DROPPED = "Nothing from {year} matched, so these are from any year."
+UNSUPPORTED_SCRIPT = (
+    "That query has no searchable words: only English and Chinese are indexed, "
+    "not the script it is written in. Try English words or 中文关键词."
+)
 Translate = Callable[[str], str]
 
 
@@ -198,8 +203,10 @@ class ResultPages(Sequence[MessageData]):
         total: int,
         page_size: int,
         tr: Translate = _same,
+        year_dropped: int | None = None,
     ) -> None:
         self._query = query
+        self._year_dropped = year_dropped
         # Read a page's items only when that page renders: a lazy sequence
         # (the /search cog's) then works out only the shown papers' matches.
         self._items = items if not isinstance(items, list) else tuple(items)
@@ -249,6 +256,8 @@ class ResultPages(Sequence[MessageData]):
             page=number + 1,
             pages=self._count,
         )
+        if self._year_dropped is not None:
+            content += "\n" + tr(YEAR_DROPPED).format(year=self._year_dropped)
         return MessageData(content=trim(content, limits.CONTENT_MAX), embeds=embeds)
 
 
@@ -283,5 +292,6 @@ def query_problem(problem: QueryProblem, max_length: int, tr: Translate = _same)
         QueryProblem.EMPTY: EMPTY_QUERY,
         QueryProblem.TOO_LONG: QUERY_TOO_LONG,
         QueryProblem.NO_TERMS: NO_TERMS,
+        QueryProblem.UNSUPPORTED_SCRIPT: UNSUPPORTED_SCRIPT,
     }[problem]
     return tr(template).format(limit=max_length)

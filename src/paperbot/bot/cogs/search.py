@@ -58,6 +58,10 @@ ZH_CN: dict[str, str] = {
     render.NO_TERMS: (
         "查询里没有可搜索的词（只有标点、符号或表情）。试试标题、关键词或中文关键词。"
     ),
+    render.YEAR_DROPPED: "没有 {year} 年的论文匹配，以下结果不限年份。",
+    render.UNSUPPORTED_SCRIPT: (
+        "查询里没有可搜索的词：只索引了英文和中文，不支持这种文字。试试英文单词或中文关键词。"
+    ),
     PREVIOUS: "上一页",
     NEXT: "下一页",
     NOT_YOURS: "只有发起这次搜索的人才能翻页。",
@@ -139,7 +143,12 @@ class Search(commands.Cog):
             return
         items = _HitItems(result.hits)
         pages = render.ResultPages(
-            result.query, items, total=result.total, page_size=settings.page_size, tr=tr
+            result.query,
+            items,
+            total=result.total,
+            page_size=settings.page_size,
+            tr=tr,
+            year_dropped=result.year_dropped,
         )
         await Paginator(pages, owner_id=interaction.user.id, tr=tr).start(interaction)
 
