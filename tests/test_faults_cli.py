@@ -155,3 +155,40 @@ def test_an_explicit_year_option_does_not_fall_back(capsys: pytest.CaptureFixtur
     run_cli(capsys, "load")
     code, out, _err = run_cli(capsys, "search", "scaling laws", "--year", "1999")
     assert code == 1 and "nothing found" in out
+
+
+# --- bench digest (smaller things) -------------------------------------------
+
+
+def test_bench_digest_default_posted_scales_with_the_corpus(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run_cli(
+        capsys,
+        "bench",
+        "digest",
+        "--papers",
+        "2000",
+        "--subscribers",
+        "20",
+        "--topics",
+        "10",
+        "--repeat",
+        "1",
+        "--json",
+    )
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["posted"] == 400
+    assert result["same_picks_as_baseline"] is True
+
+
+@pytest.mark.parametrize("posted", ["2000", "5000"])
+def test_bench_digest_refuses_an_empty_comparison(
+    capsys: pytest.CaptureFixture[str], posted: str
+) -> None:
+    code, _out, err = run_cli(
+        capsys, "bench", "digest", "--papers", "2000", "--posted", posted, "--repeat", "1"
+    )
+    assert code == 2
+    assert "nothing to compare" in err and err.count("\n") == 1
