@@ -120,10 +120,13 @@ class Search(commands.Cog):
         # A cold or stale index may take seconds to load or build, and searches
         # arriving together queue behind each other: then say "thinking" first
         # rather than miss Discord's 3-second deadline.
-        if self._in_flight or not await service.is_current():
-            await interaction.response.defer(thinking=True)
+        # Count this search before the first await: searches arriving together
+        # must see each other, or each would wait on the database to decide.
+        others = self._in_flight
         self._in_flight += 1
         try:
+            if others or not await service.is_current():
+                await interaction.response.defer(thinking=True)
             # Only the first page's highlight is worked out now; later pages'
             # when the searcher turns to them (see `_HitItems`).
             result = await service.search(
