@@ -12,7 +12,6 @@ import pytest
 from paperbot.bot.cogs.search import Search
 from paperbot.config import BUNDLED_CORPUS, SearchSettings
 from paperbot.services.app import App
-from paperbot.services.corpus import load_corpus
 from tests.conftest import FIXED_NOW, settings_for
 from tests.discord_mocks import MockBot, MockInteraction
 
@@ -21,7 +20,7 @@ from tests.discord_mocks import MockBot, MockInteraction
 async def app(tmp_path: Path) -> AsyncIterator[App]:
     search = SearchSettings(page_size=5, cooldown_uses=5, cooldown_seconds=60)
     app = await App.open(settings_for(tmp_path / "paperbot.sqlite3", search=search))
-    await load_corpus(app.db, [BUNDLED_CORPUS], default_area="预训练", now=FIXED_NOW)
+    await app.corpus.load([BUNDLED_CORPUS], default_area="预训练", now=FIXED_NOW)
     yield app
     await app.close()
 

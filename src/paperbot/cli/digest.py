@@ -6,15 +6,8 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from paperbot.cli.common import (
-    EXIT_OK,
-    EXIT_PROBLEMS,
-    EXIT_USAGE,
-    fail,
-    print_json,
-    snowflake,
-    with_app,
-)
+from paperbot.argtypes import snowflake
+from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail, print_json, with_app
 from paperbot.clock import utc_now
 from paperbot.config import Settings
 from paperbot.core.digest import TopicDemand, plan_json

@@ -6,11 +6,11 @@ import asyncio
 import logging
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import aiosqlite
 
@@ -25,7 +25,23 @@ _T = TypeVar("_T")
 
 
 class StorageError(Exception):
-    """The database cannot be opened or used; `str()` is one clear line."""
+    """The database cannot be opened, is newer than this code, or a statement failed.
+
+    Every `sqlite3.Error` leaving the storage package is turned into this, so
+    the layers above never need to know the store is SQLite; `str()` is one
+    clear line.
+    """
+
+
+class ConstraintError(StorageError):
+    """A write broke a UNIQUE, CHECK or foreign key constraint."""
+
+
+def storage_error(exc: sqlite3.Error) -> StorageError:
+    """The storage package's own error for a SQLite one (raise it `from exc`)."""
+    if isinstance(exc, sqlite3.IntegrityError):
+        return ConstraintError(str(exc))
+    return StorageError(str(exc))
 
 
 class Database:
@@ -65,7 +81,7 @@ class Database:
             await db.retry_locked(lambda: migrate(conn))
         except sqlite3.Error as exc:
             await conn.close()
-            raise db.error(exc) from exc
+            raise StorageError(describe_sqlite_error(path, exc, fallback="cannot open")) from exc
         except BaseException:
             await conn.close()
             raise
@@ -80,6 +96,8 @@ class Database:
 
     def error(self, exc: sqlite3.Error) -> StorageError:
         """One line for the user: which file, what went wrong, what to do."""
+        if isinstance(exc, sqlite3.IntegrityError):
+            return ConstraintError(str(exc))
         return StorageError(describe_sqlite_error(self.path, exc))
 
     async def retry_locked(self, operation: Callable[[], Awaitable[_T]]) -> _T:
@@ -122,7 +140,24 @@ class Database:
                     raise self.error(exc) from exc
                 raise
 
+    async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Row | None:
+        """The first row of a query, or None."""
+        try:
+            async with self.conn.execute(sql, params) as cursor:
+                return await cursor.fetchone()
+        except sqlite3.Error as exc:
+            raise self.error(exc) from exc
+
+    async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        """Every row of a query."""
+        try:
+            async with self.conn.execute(sql, params) as cursor:
+                return list(await cursor.fetchall())
+        except sqlite3.Error as exc:
+            raise self.error(exc) from exc
+
     async def close(self) -> None:
+        """Close the connection; closing twice is harmless."""
         await self.conn.close()
 
 
@@ -161,8 +196,9 @@ def _is_locked(exc: sqlite3.OperationalError) -> bool:
     return "database is locked" in text or "database is busy" in text
 
 
-def describe_sqlite_error(path: Path, exc: sqlite3.Error) -> str:
-    """A SQLite failure as one line naming the file and what to do."""
+def describe_sqlite_error(path: Path, exc: sqlite3.Error, fallback: str = "") -> str:
+    """A SQLite failure as one line naming the file and what to do (`fallback`
+    goes before "database" when the failure is none of the known ones)."""
     text = str(exc)
     if isinstance(exc, sqlite3.OperationalError) and _is_locked(exc):
         return f"database {path} is locked by another process; try again when it has finished"
@@ -170,7 +206,7 @@ def describe_sqlite_error(path: Path, exc: sqlite3.Error) -> str:
         return f"database {path} is full (no space left): nothing was changed; free some space"
     if "readonly" in text or "read-only" in text:
         return f"database {path} is read-only: nothing was changed; make it and its folder writable"
-    return f"database {path}: {text}"
+    return f"{fallback} database {path}: {text}".lstrip()
 
 
 def available_migrations() -> list[tuple[int, str, str]]:
