@@ -64,8 +64,10 @@ def test_preview_for_a_guild_uses_its_subscribers(
     # One followed topic gives at most two picks; the newest papers fill the rest.
     assert [p["subscribers"] for p in picks] == [3, 3, 0]
     assert picks[2]["reason"] == "newest unposted paper"
-    # Another server has no subscribers: newest papers fill its digest.
-    other = preview_json(capsys, "--guild", "1", "--count", "2")
+    # Another server has no subscribers: newest papers fill its digest, and
+    # the preview notes that the server is unknown (exit 1).
+    assert main(["digest", "preview", "--json", "--guild", "1", "--count", "2"]) == 1
+    other = json.loads(capsys.readouterr().out)
     assert all(p["reason"] == "newest unposted paper" for p in other["picks"])  # type: ignore[union-attr]
 
 

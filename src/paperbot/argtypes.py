@@ -14,3 +14,19 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be at least 1")
     return value
+
+
+#: Discord ids are unsigned 64-bit, but their top bit is a timestamp bit that
+#: stays 0 until 2084, and SQLite stores signed 64-bit integers: anything above
+#: this cannot be a real id and would overflow the database.
+SNOWFLAKE_MAX = 2**63 - 1
+
+
+def snowflake(text: str) -> int:
+    """argparse type: a Discord id (a whole number from 1 to `SNOWFLAKE_MAX`)."""
+    value = text.strip()
+    if not (value.isascii() and value.isdigit()) or not 0 < int(value) <= SNOWFLAKE_MAX:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a Discord id (a whole number from 1 to {SNOWFLAKE_MAX})"
+        )
+    return int(value)

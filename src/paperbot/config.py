@@ -41,6 +41,8 @@ class ConfigError(Exception):
 
 
 def _existing_dir(path: Path) -> Path:
+    if path.is_file():
+        raise ValueError(f"{path} is a file, not a folder")
     if not path.is_dir():
         raise ValueError(f"folder {path} does not exist")
     return path
@@ -65,6 +67,13 @@ def _timezone(name: str) -> str:
 ExistingDir = Annotated[Path, AfterValidator(_existing_dir)]
 ExistingFile = Annotated[Path, AfterValidator(_existing_file)]
 TimezoneName = Annotated[str, AfterValidator(_timezone)]
+# TOML has real types: `page_size = true` or `"7"` is a mistake, not a 1 or a 7.
+# Floats must be finite (`inf`/`nan` parse as TOML floats) and bounded.
+StrictInt = Annotated[int, Field(strict=True)]
+FiniteFloat = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+#: Discord ids (snowflakes) are unsigned 64-bit, but the top bit stays 0 until
+#: 2084 and SQLite stores signed 64-bit integers.
+SNOWFLAKE_MAX = 2**63 - 1
 
 
 class _Section(BaseModel):
@@ -74,11 +83,20 @@ class _Section(BaseModel):
 
 class DatabaseSettings(_Section):
     path: Path = Path("var/paperbot.sqlite3")
+    # How long a write waits (retrying with backoff) for a lock another process holds.
+    lock_wait_seconds: FiniteFloat = Field(default=30.0, ge=0, le=600)
 
 
 class CorpusSettings(_Section):
     path: ExistingDir = BUNDLED_CORPUS
     default_area: str = Field(default="预训练", min_length=1)
+    # Limits that keep one hostile or broken page from taking the bot down
+    # (the real pages are under 100 KB, titles under 300 and summaries under
+    # 1,000 characters, at most a few hundred papers a page).
+    max_file_mb: FiniteFloat = Field(default=5.0, gt=0, le=1024)
+    max_title_chars: StrictInt = Field(default=500, ge=20, le=10_000)
+    max_summary_chars: StrictInt = Field(default=5000, ge=100, le=100_000)
+    max_entries_per_file: StrictInt = Field(default=5000, ge=1, le=1_000_000)
 
 
 class TopicsSettings(_Section):
@@ -86,22 +104,22 @@ class TopicsSettings(_Section):
 
 
 class SearchSettings(_Section):
-    page_size: int = Field(default=5, ge=1, le=10)
-    max_query_length: int = Field(default=300, ge=10, le=2000)
-    cooldown_uses: int = Field(default=5, ge=1)
-    cooldown_seconds: float = Field(default=10.0, gt=0)
+    page_size: StrictInt = Field(default=5, ge=1, le=10)
+    max_query_length: StrictInt = Field(default=300, ge=10, le=2000)
+    cooldown_uses: StrictInt = Field(default=5, ge=1, le=1000)
+    cooldown_seconds: FiniteFloat = Field(default=10.0, gt=0, le=86_400)
 
 
 class DigestSettings(_Section):
     default_timezone: TimezoneName = "UTC"
-    default_count: int = Field(default=5, ge=1, le=10)
+    default_count: StrictInt = Field(default=5, ge=1, le=10)
 
 
 class BotSettings(_Section):
     token: SecretStr | None = None
-    sync_guild: int | None = Field(default=None, gt=0)
+    sync_guild: StrictInt | None = Field(default=None, gt=0, le=SNOWFLAKE_MAX)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
-    shutdown_grace_seconds: float = Field(default=5.0, ge=0, le=9)
+    shutdown_grace_seconds: FiniteFloat = Field(default=5.0, ge=0, le=9)
 
 
 class Settings(_Section):
@@ -127,7 +145,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     try:
         return Settings.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc, path)) from None
+        origin = path if path.exists() else None
+        raise ConfigError(_describe(exc, origin, env)) from None
 
 
 def _config_path(env: Mapping[str, str]) -> tuple[Path, bool]:
@@ -172,6 +191,11 @@ def _apply_env(raw: dict[str, Any], env: Mapping[str, str]) -> None:
         value = env.get(name, "").strip()
         if value:
             raw.setdefault(section, {})[key] = value
+    # Environment values are text; the guild id is the one number among them.
+    guild = raw.get("bot", {}).get("sync_guild")
+    from_env = bool(env.get(ENV_SYNC_GUILD, "").strip())
+    if from_env and isinstance(guild, str) and guild.isascii() and guild.isdigit():
+        raw["bot"]["sync_guild"] = int(guild)
 
 
 _ENV_FOR_KEY = {
@@ -182,15 +206,22 @@ _ENV_FOR_KEY = {
 }
 
 
-def _describe(exc: ValidationError, path: Path) -> str:
-    """The first validation error as one line: key, problem, where it came from."""
+def _describe(exc: ValidationError, path: Path | None, env: Mapping[str, str]) -> str:
+    """The first validation error as one line: key, problem, where it came from.
+
+    The origin is the environment variable when it is set (it overrides the
+    file), else the file, else the built-in default.
+    """
     error = exc.errors()[0]
     key = ".".join(str(part) for part in error["loc"])
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":
         message = "unknown setting"
-    origin = _ENV_FOR_KEY.get(key)
-    where = f"{origin} / {path}" if origin else str(path)
+    variable = _ENV_FOR_KEY.get(key)
+    if variable and env.get(variable, "").strip():
+        where = variable
+    else:
+        where = str(path) if path is not None else "the built-in default"
     return f"{key}: {message} (from {where})"
 
 

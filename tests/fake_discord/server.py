@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 API_PREFIX = "/api/v10"
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
+#: When a REST request reached the fake (before its body was read and validated).
+_ARRIVED = web.RequestKey("arrived", float)
 #: Discord drops an interaction not acknowledged within this many seconds.
 ACK_DEADLINE = 3.0
 
@@ -81,6 +83,8 @@ class Fault:
     retry_after: float = 0.2
     times: int = 1
     hits: int = 0
+    #: Never answer (until the fake stops): Discord stalling mid-request.
+    stall: bool = False
 
     def matches(self, method: str, path: str) -> bool:
         return self.times > 0 and method == self.method and bool(self.path.search(path))
@@ -224,6 +228,7 @@ class FakeDiscord:
         self.requests: list[RecordedRequest] = []
         self.violations: list[str] = []
         self.faults: list[Fault] = []
+        self._stopped = asyncio.Event()
         self.global_commands: list[dict[str, Any]] = []
         self.guild_commands: dict[int, list[dict[str, Any]]] = {}
         self.syncs: list[tuple[int | None, list[dict[str, Any]]]] = []
@@ -252,6 +257,7 @@ class FakeDiscord:
         self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
 
     async def stop(self) -> None:
+        self._stopped.set()
         for ws in list(self._sockets):
             await ws.close(code=1001)
         if self._runner is not None:
@@ -304,6 +310,12 @@ class FakeDiscord:
     ) -> Fault:
         """Answer the next `times` requests to METHOD matching the path regex with `status`."""
         fault = Fault(method.upper(), re.compile(path), status, retry_after, times)
+        self.faults.append(fault)
+        return fault
+
+    def stall(self, method: str, path: str, *, times: int = 1_000_000) -> Fault:
+        """Never answer the next `times` requests to METHOD matching the path regex."""
+        fault = Fault(method.upper(), re.compile(path), 0, times=times, stall=True)
         self.faults.append(fault)
         return fault
 
@@ -684,6 +696,10 @@ class FakeDiscord:
 
     # --- REST -----------------------------------------------------------------------
     async def _rest(self, request: web.Request) -> web.StreamResponse:
+        # Discord's 3-second deadline is about when the callback *arrives*;
+        # the time this fake then spends validating the body against the
+        # OpenAPI spec (on the test's own CPU and event loop) is not the bot's.
+        request[_ARRIVED] = time.monotonic()
         path = "/" + request.match_info["tail"]
         body: Any = None
         raw = await request.read()
@@ -717,6 +733,9 @@ class FakeDiscord:
             if fault.matches(method, path):
                 fault.times -= 1
                 fault.hits += 1
+                if fault.stall:
+                    await self._stopped.wait()
+                    return _json({"message": "503: stalled", "code": 0}, 503)
                 return _fault_response(fault)
         problems = spec_validator().validate(method, path, body)
         if problems:
@@ -849,7 +868,8 @@ class FakeDiscord:
             return _json(
                 {"message": "Interaction has already been acknowledged.", "code": 40060}, 400
             )
-        late = time.monotonic() - result.created
+        arrived = request.get(_ARRIVED, time.monotonic())
+        late = arrived - result.created
         if late > self.ack_deadline:
             self.violations.append(
                 f"interaction {result.payload['data'].get('name') or result.payload['data']}: "
@@ -857,7 +877,7 @@ class FakeDiscord:
             )
             return _json({"message": "Unknown interaction", "code": 10062}, 404)
         result.callback = body
-        result.callback_at = time.monotonic()
+        result.callback_at = arrived
         kind = body["type"]
         data = body.get("data") or {}
         message: dict[str, Any] | None = None

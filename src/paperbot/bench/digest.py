@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from paperbot.argtypes import positive_int
+from paperbot.bench import BenchmarkRefused
 from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.synthetic import VENUES
 from paperbot.core.digest import (
@@ -36,13 +37,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--subscribers", type=positive_int, default=1_000, help="subscribers")
     parser.add_argument("--topics", type=positive_int, default=120, help="topic vocabulary size")
     parser.add_argument("--count", type=positive_int, default=10, help="picks per post")
-    parser.add_argument("--posted", type=positive_int, default=20_000, help="already posted")
+    parser.add_argument(
+        "--posted",
+        type=non_negative_int,
+        default=None,
+        help=f"already posted (default: {POSTED_SHARE:.0%} of --papers)",
+    )
     parser.add_argument("--repeat", type=positive_int, default=5, help="timed runs (best kept)")
+
+
+#: Share of the corpus already posted when --posted is not given.
+POSTED_SHARE = 0.2
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    return 0 if text.strip() == "0" else positive_int(text)
+
+
+def _posted_count(args: argparse.Namespace) -> int:
+    """--posted, or a share of the corpus; refuse one that leaves nothing to pick."""
+    posted: int = args.posted if args.posted is not None else int(args.papers * POSTED_SHARE)
+    if posted >= args.papers:
+        raise BenchmarkRefused(
+            f"--posted {posted} marks every one of the {args.papers} papers as posted: "
+            "both pickers would return nothing, so there is nothing to compare"
+        )
+    return posted
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     rows, demands, posted = synthetic_server(
-        args.papers, args.subscribers, args.topics, args.posted, seed=11
+        args.papers, args.subscribers, args.topics, _posted_count(args), seed=11
     )
     start = time.perf_counter()
     corpus = CorpusArrays.build(rows)
@@ -60,6 +86,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     baseline = naive_pick(rows, demands, posted, args.count)
     baseline_s = time.perf_counter() - start
     ours = [(p.paper_id, p.reason) for p in plan.picks]
+    if not ours:
+        raise BenchmarkRefused("the pick is empty: there is nothing to compare")
     best = min(pick_times)
     return {
         "papers": len(rows),

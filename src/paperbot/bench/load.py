@@ -16,7 +16,7 @@ from typing import Any
 
 from paperbot.argtypes import positive_int
 from paperbot.bench.memory import peak_rss_mb
-from paperbot.bench.synthetic import synthetic_papers, write_corpus
+from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.clock import utc_now
 from paperbot.services.app import open_database
 from paperbot.services.corpus import CorpusService
@@ -52,7 +52,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 async def _timed_load(corpus: CorpusService, folder: Path) -> float:
     start = time.perf_counter()
-    await corpus.load([folder], default_area="预训练", now=utc_now())
+    await corpus.load([folder], default_area="预训练", now=utc_now(), limits=BENCH_LIMITS)
     return time.perf_counter() - start
 
 

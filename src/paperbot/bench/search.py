@@ -27,7 +27,7 @@ from typing import Any
 from paperbot.argtypes import positive_int
 from paperbot.bench.baselines import BaselineCorpus, baseline_rank
 from paperbot.bench.memory import peak_rss_mb
-from paperbot.bench.synthetic import synthetic_papers, write_corpus
+from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.clock import utc_now
 from paperbot.config import SearchSettings
 from paperbot.services.app import open_database
@@ -91,7 +91,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         try:
             corpus = CorpusService(db)
             start = time.perf_counter()
-            await corpus.load([folder / "corpus"], default_area=_AREA, now=utc_now())
+            await corpus.load(
+                [folder / "corpus"], default_area=_AREA, now=utc_now(), limits=BENCH_LIMITS
+            )
             load_s = time.perf_counter() - start
             peaks = {"peak_after_load_mb": _high_water_mb()}
             baseline = await _baseline_latencies(corpus)  # before the index: peaks don't add up
@@ -116,7 +118,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await service.refresh()
             start = time.perf_counter()
             await corpus.load(
-                [folder / "corpus", folder / "more"], default_area=_AREA, now=utc_now()
+                [folder / "corpus", folder / "more"],
+                default_area=_AREA,
+                now=utc_now(),
+                limits=BENCH_LIMITS,
             )
             await service.refresh()
             update_s = time.perf_counter() - start

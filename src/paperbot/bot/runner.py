@@ -21,9 +21,11 @@ import importlib.util
 import logging
 import signal
 import sys
+from asyncio import FIRST_COMPLETED
 from collections.abc import Mapping
 from typing import Any
 
+import aiohttp
 import discord
 import yarl
 
@@ -31,6 +33,7 @@ from paperbot.bot.client import PaperBot
 from paperbot.clock import utc_now
 from paperbot.config import Settings
 from paperbot.services.app import App
+from paperbot.services.corpus import corpus_limits
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +43,8 @@ REDACTED = "[token redacted]"
 STOP_BUDGET = 9.5
 #: Part of the budget kept for closing the connection after the grace.
 CLOSE_RESERVE = 0.5
+#: Seconds a login (with the setup hook and command sync) may take before giving up.
+LOGIN_TIMEOUT = 120.0
 # Tasks discord.py creates for an interaction being handled (see CommandTree and View).
 _HANDLER_TASKS = ("CommandTree-invoker", "discord-ui-view-dispatch")
 
@@ -133,6 +138,7 @@ async def open_app(settings: Settings) -> App:
             # unattended; and a page loaded by hand from elsewhere is not
             # reverted by an older copy in the folder (both logged as warnings).
             startup=True,
+            limits=corpus_limits(settings.corpus),
         )
     except BaseException:
         await app.close()
@@ -208,10 +214,8 @@ async def run(
     bot = PaperBot(app)
     scheduler = SchedulerHandle(bot)
     try:
-        try:
-            await bot.login(token)
-        except discord.LoginFailure as exc:
-            raise TokenRejected(str(exc)) from None
+        if not await _login(bot, token, stop):
+            return 0
         connection = asyncio.create_task(bot.connect(), name="paperbot-gateway")
         ready = asyncio.create_task(bot.wait_until_ready())
         stopping = asyncio.create_task(stop.wait())
@@ -230,12 +234,59 @@ async def run(
         return 0
     finally:
         if not bot.is_closed():
-            await bot.close()
+            await _close_bot(bot)
         await app.close()
         if install_signals:
             for signum in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(signum)
         log.info("paperbot stopped")
+
+
+async def _login(bot: PaperBot, token: str, stop: asyncio.Event) -> bool:
+    """Log in (setup hook and command sync included); False when stopped first.
+
+    A signal during a login that hangs must still end the process within
+    STOP_BUDGET, and a login that can't reach Discord, or never answers, is
+    one `DiscordUnavailable` line instead of an aiohttp traceback.
+    """
+    login = asyncio.create_task(bot.login(token), name="paperbot-login")
+    stopping = asyncio.create_task(stop.wait())
+    try:
+        await asyncio.wait({login, stopping}, timeout=LOGIN_TIMEOUT, return_when=FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+        if not login.done():
+            login.cancel()
+            with contextlib.suppress(BaseException):
+                await login
+    if stop.is_set():
+        return False
+    if login.cancelled():
+        raise DiscordUnavailable(
+            f"Discord did not answer the login within {LOGIN_TIMEOUT:.0f} s; try again later"
+        )
+    try:
+        login.result()
+    except discord.LoginFailure as exc:
+        raise TokenRejected(str(exc)) from None
+    except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+        raise DiscordUnavailable(
+            f"cannot reach Discord ({_reason(exc)}); try again later"
+        ) from None
+    return True
+
+
+def _reason(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+async def _close_bot(bot: PaperBot) -> None:
+    """Close the Discord client without letting a hung connection hold the exit."""
+    try:
+        async with asyncio.timeout(CLOSE_RESERVE * 4):
+            await bot.close()
+    except TimeoutError:
+        log.warning("the Discord connection did not close in time: leaving it")
 
 
 def _raise_gateway_failure(connection: asyncio.Task[None]) -> None:

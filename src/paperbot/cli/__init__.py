@@ -56,6 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    # aiosqlite logs every statement at DEBUG: noise even for `-v` (as in `paperbot run`).
+    logging.getLogger("aiosqlite").setLevel(logging.INFO)
     handler: Handler = args.handler
     try:
         return handler(args, settings)

@@ -12,7 +12,8 @@ import asyncio
 import importlib
 from typing import Any
 
-from paperbot.cli.common import EXIT_OK, print_json
+from paperbot.bench import BenchmarkRefused
+from paperbot.cli.common import EXIT_OK, EXIT_USAGE, fail, print_json
 from paperbot.config import Settings
 
 BENCHMARKS = {
@@ -35,7 +36,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    result: dict[str, Any] = asyncio.run(args.bench_module.run(args))
+    try:
+        result: dict[str, Any] = asyncio.run(args.bench_module.run(args))
+    except BenchmarkRefused as exc:
+        return fail(f"bench {args.benchmark}: {exc}", EXIT_USAGE)
     if args.json:
         print_json(result)
     else:

@@ -6,7 +6,8 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from paperbot.cli.common import EXIT_OK, EXIT_USAGE, fail, print_json, with_app
+from paperbot.argtypes import snowflake
+from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail, print_json, with_app
 from paperbot.clock import utc_now
 from paperbot.config import Settings
 from paperbot.core.digest import TopicDemand, plan_json
@@ -33,7 +34,7 @@ def register(subparsers: Any) -> None:
             " --topics, skipping papers already posted in the server's digest channel."
         ),
     )
-    preview.add_argument("--guild", type=int, default=0, help="server id (default: none)")
+    preview.add_argument("--guild", type=snowflake, default=0, help="server id (default: none)")
     preview.add_argument(
         "--topics", help='comma-separated topics or keywords to pick for, e.g. "RLHF, 扩散模型"'
     )
@@ -55,12 +56,17 @@ def _count(text: str) -> int:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     async def job(app: App) -> int:
         demands: list[TopicDemand] | None = None
+        notes: list[str] = []
         if args.topics is not None:
             try:
-                demands = await _topic_demands(app, args.topics.split(","))
+                demands, notes = await _topic_demands(app, args.topics.split(","))
             except TopicInputError as exc:
                 return fail(str(exc), EXIT_USAGE)
         preview = await app.digest.preview(args.guild, utc_now(), count=args.count, demands=demands)
+        if preview.corpus_size == 0:
+            return fail("no papers loaded: run `paperbot load` first")
+        if args.guild and demands is None and not await _guild_is_known(app, args.guild, preview):
+            notes.append(f"server {args.guild} has no digest set up and no subscribers")
         if args.json:
             data = plan_json(preview.plan, preview.papers)
             data["header"] = preview.message.content.split("\n", 1)[0]
@@ -68,23 +74,38 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             print_json(data)
         else:
             _print(preview)
-        return EXIT_OK
+        for note in notes:
+            fail(note)
+        return EXIT_PROBLEMS if notes else EXIT_OK
 
     return with_app(settings, job)
 
 
-async def _topic_demands(app: App, texts: Sequence[str]) -> list[TopicDemand]:
-    demands = []
+async def _guild_is_known(app: App, guild_id: int, preview: Preview) -> bool:
+    return preview.channel_id is not None or bool(await app.subscriptions.demands(guild_id))
+
+
+async def _topic_demands(app: App, texts: Sequence[str]) -> tuple[list[TopicDemand], list[str]]:
+    """One demand per distinct topic (synonyms resolve to one id first, so
+    `scaling laws,Chinchilla` is one topic with one cap), and a note for each
+    text that matches no paper."""
+    demands: dict[tuple[str, str], TopicDemand] = {}
+    notes = []
     for text in (t.strip() for t in texts):
         if not text:
             continue
         topic = app.topics.resolve(text)
+        if (topic.kind, topic.key) in demands:
+            continue
         found = await app.topics.matches(topic)
+        if not len(found):
+            notes.append(f"{text!r} matches no paper")
+            continue
         demand = TopicDemand(topic.label, (CLI_SUBSCRIBER,), found.ids, found.scores)
-        demands.append(scaled(demand))
-    if not demands:
+        demands[(topic.kind, topic.key)] = scaled(demand)
+    if not demands and not notes:
         raise TopicInputError("--topics needs at least one topic, e.g. --topics 'RLHF, MoE'")
-    return demands
+    return list(demands.values()), notes
 
 
 def _print(preview: Preview) -> None:

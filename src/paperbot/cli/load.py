@@ -13,7 +13,7 @@ from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail, print_
 from paperbot.clock import utc_now
 from paperbot.config import Settings
 from paperbot.services.app import App
-from paperbot.services.corpus import CorpusPathError, LoadReport, corpus_files
+from paperbot.services.corpus import CorpusPathError, LoadReport, corpus_files, corpus_limits
 
 
 def register(subparsers: Any) -> None:
@@ -47,6 +47,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 now=utc_now(),
                 progress=lambda _path: bar.update(),
                 allow_shrink=args.allow_shrink,
+                limits=corpus_limits(settings.corpus),
             )
         print_json(report.as_dict()) if args.json else _print_summary(report)
         return EXIT_OK if report.clean else EXIT_PROBLEMS
@@ -63,4 +64,4 @@ def _print_summary(report: LoadReport) -> None:
     for note in report.notes:
         print(note)
     for problem in report.problems:
-        print(f"skipped {problem}")
+        print(f"{'warning' if problem.warning else 'skipped'} {problem}")

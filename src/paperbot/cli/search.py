@@ -18,6 +18,10 @@ _PROBLEMS = {
     QueryProblem.NO_TERMS: (
         "the query has no words to search for (only punctuation, symbols or emoji)"
     ),
+    QueryProblem.UNSUPPORTED_SCRIPT: (
+        "the query has no searchable words: only English and Chinese are indexed, "
+        "not the script it is written in"
+    ),
 }
 
 
@@ -49,6 +53,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if args.json:
             print_json([hit_json(h) for h in result.hits])
         else:
+            _print_filters(result, args)
             _print(result, settings.search.max_query_length)
         return EXIT_OK if result.hits else EXIT_PROBLEMS
 
@@ -67,6 +72,20 @@ def hit_json(hit: SearchHit) -> dict[str, Any]:
         "summary": paper.summary,
         "matched": list(hit.matched),
     }
+
+
+def _print_filters(result: SearchResult, args: argparse.Namespace) -> None:
+    """Say which filters were read from the query text (a number in a title
+    can look like a year), and when a year that found nothing was dropped."""
+    if result.year_dropped is not None:
+        print(f"no papers from {result.year_dropped} match; showing results from any year")
+    parts = []
+    if result.query.venue and not args.venue:
+        parts.append(f"venue {result.query.venue}")
+    if result.query.year and not args.year:
+        parts.append(f"year {result.query.year}")
+    if parts and result.problem is None:
+        print(f"filter: {', '.join(parts)} (from the query)")
 
 
 def _print(result: SearchResult, max_length: int) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from paperbot.argtypes import positive_int
+from paperbot.argtypes import snowflake
 from paperbot.cli.common import EXIT_OK, print_json, with_app
 from paperbot.config import Settings
 from paperbot.services.app import App
@@ -15,8 +15,8 @@ def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "subscriptions", help="list stored topic subscriptions"
     )
-    parser.add_argument("--guild", type=positive_int, help="only this server (guild id)")
-    parser.add_argument("--user", type=positive_int, help="only this user (user id)")
+    parser.add_argument("--guild", type=snowflake, help="only this server (guild id)")
+    parser.add_argument("--user", type=snowflake, help="only this user (user id)")
     parser.add_argument("--json", action="store_true", help="print one JSON array")
     parser.set_defaults(handler=run)
 

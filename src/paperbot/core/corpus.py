@@ -14,8 +14,10 @@ are not.
 
 from __future__ import annotations
 
+import codecs
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -23,7 +25,9 @@ from paperbot.core.models import Entry, PaperRecord, ParsedFile, Problem, Source
 from paperbot.core.text import CJK_CLASS, collapse_whitespace, has_cjk, strip_invisible, title_key
 
 # Bump when parsing changes, so unchanged files are parsed again on next load.
-PARSER_VERSION = 1
+# 2: bad bytes are replaced (the line is reported) instead of skipping the file;
+#    size, length and noise limits.
+PARSER_VERSION = 2
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # Where a summary may begin: an ideograph, CJK punctuation or a full-width form.
@@ -66,30 +70,100 @@ def venue_name(raw: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class CorpusLimits:
+    """What one page may hold, so a hostile or broken page cannot take the bot
+    down (defaults match `corpus.*` in the configuration)."""
+
+    max_file_bytes: int = 5 * 1024 * 1024
+    max_title_chars: int = 500
+    max_summary_chars: int = 5000
+    max_entries_per_file: int = 5000
+
+    @property
+    def max_line_chars(self) -> int:
+        # A line-layout line holds a title, a separator and a summary.
+        return self.max_title_chars + self.max_summary_chars + 10
+
+
+@dataclass(frozen=True, slots=True)
 class _Context:
     file: str
     venue: str | None
     year: int | None
     area: str
+    limits: CorpusLimits = CorpusLimits()
+
+
+#: Lines with bad bytes reported one by one; more are summed up in one problem.
+_BAD_LINES_LISTED = 20
+_ASCII = bytes(range(128))
 
 
 def decode(data: bytes, file: str) -> str | Problem:
-    """UTF-8 text (a BOM is dropped), or the reason the file is skipped."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return Problem(file, None, f"not UTF-8 text (byte {exc.start}): skipped")
+    """The page's text (bad bytes replaced by U+FFFD), or why it is skipped."""
+    decoded = decode_page(data, file)
+    return decoded if isinstance(decoded, Problem) else decoded[0]
+
+
+def decode_page(data: bytes, file: str) -> tuple[str, tuple[Problem, ...]] | Problem:
+    """UTF-8 text (a BOM is dropped) and a problem per line with bad bytes.
+
+    One bad byte must not reject a page: it is replaced by U+FFFD and its
+    line reported. A file mostly not UTF-8 (another encoding: its bad bytes
+    are at least half of its non-ASCII bytes, or on over a tenth of its
+    lines) or with NUL bytes is skipped.
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    text, bad_positions, bad_bytes = _decode_replacing(data)
     if "\x00" in text:
         return Problem(file, None, "binary file (NUL bytes): skipped")
-    return text
+    if not bad_positions:
+        return text, ()
+    starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+    bad_lines = sorted({bisect_right(starts, position) for position in bad_positions})
+    non_ascii = len(data.translate(None, _ASCII))
+    if bad_bytes * 2 >= non_ascii or len(bad_lines) * 10 > len(starts):
+        return Problem(file, None, f"not UTF-8 text (byte {bad_positions[0]}): skipped")
+    reason = "bytes that are not UTF-8, replaced by U+FFFD (the line was loaded)"
+    problems = [Problem(file, line, reason, warning=True) for line in bad_lines]
+    if len(problems) > _BAD_LINES_LISTED:
+        more = len(problems) - _BAD_LINES_LISTED
+        problems = problems[:_BAD_LINES_LISTED]
+        problems.append(Problem(file, None, f"{more} more lines with bad bytes", warning=True))
+    return text, tuple(problems)
 
 
-def parse_text(text: str, file: str, default_area: str) -> ParsedFile:
-    """Parse one page in either layout."""
+def _decode_replacing(data: bytes) -> tuple[str, list[int], int]:
+    """(text, where each U+FFFD was put in the text, bad bytes), in one pass."""
+    view = memoryview(data)
+    pieces: list[str] = []
+    positions: list[int] = []
+    length = start = bad = 0
+    while True:
+        try:
+            piece, _ = codecs.utf_8_decode(view[start:], "strict", True)
+        except UnicodeDecodeError as exc:
+            piece, _ = codecs.utf_8_decode(view[start : start + exc.start], "strict", True)
+            pieces += (piece, "\ufffd")
+            positions.append(length + len(piece))
+            length += len(piece) + 1
+            bad += exc.end - exc.start
+            start += exc.end
+            continue
+        pieces.append(piece)
+        return "".join(pieces), positions, bad
+
+
+def parse_text(
+    text: str, file: str, default_area: str, limits: CorpusLimits | None = None
+) -> ParsedFile:
+    """Parse one page in either layout, within `limits`."""
+    limits = limits or CorpusLimits()
     lines = [
         strip_invisible(line).strip() for line in _LINE_BREAK.split(text.removeprefix("\ufeff"))
     ]
-    ctx = _header_context(lines, file, default_area)
+    ctx = replace(_header_context(lines, file, default_area), limits=limits)
     if ctx.venue is None or ctx.year is None:
         problem = Problem(
             file, None, "no venue and year (no venue line, and none in the file name): skipped"
@@ -99,7 +173,58 @@ def parse_text(text: str, file: str, default_area: str) -> ParsedFile:
         entries, problems = _parse_blocks(lines, ctx)
     else:
         entries, problems = _parse_lines(lines, ctx)
+    if len(entries) > limits.max_entries_per_file:
+        reason = (
+            f"{len(entries)} papers, more than corpus.max_entries_per_file "
+            f"({limits.max_entries_per_file}): skipped"
+        )
+        return ParsedFile(file, (), (Problem(file, None, reason),))
+    problems += _noise_warning(file, entries)
     return ParsedFile(file, tuple(entries), tuple(problems))
+
+
+#: A page with at least this many papers is checked for repeated junk titles.
+_NOISE_MIN_ENTRIES = 20
+
+
+def _noise_warning(file: str, entries: Sequence[Entry]) -> list[Problem]:
+    """A warning when most "titles" repeat: a generated or corrupted page."""
+    if len(entries) < _NOISE_MIN_ENTRIES:
+        return []
+    distinct = len({title_key(e.title) for e in entries})
+    if distinct * 2 >= len(entries):
+        return []
+    reason = (
+        f"only {distinct} distinct titles among {len(entries)} papers: "
+        "the page looks like noise, check it"
+    )
+    return [Problem(file, None, reason, warning=True)]
+
+
+def _looks_like_noise(title: str) -> bool:
+    """Mostly symbols or digits: letters are under half of the visible characters."""
+    visible = [ch for ch in title if not ch.isspace()]
+    letters = sum(1 for ch in visible if ch.isalpha())
+    return letters * 2 < len(visible)
+
+
+def _limit_problem(ctx: _Context, title: str, summaries: Sequence[str]) -> str | None:
+    """Why an entry breaks the limits or looks like noise, or None."""
+    limits = ctx.limits
+    if len(title) > limits.max_title_chars:
+        return (
+            f"title of {len(title)} characters, longer than corpus.max_title_chars "
+            f"({limits.max_title_chars}): skipped"
+        )
+    summary_chars = sum(len(s) for s in summaries)
+    if summary_chars > limits.max_summary_chars:
+        return (
+            f"summary of {summary_chars} characters, longer than corpus.max_summary_chars "
+            f"({limits.max_summary_chars}): skipped"
+        )
+    if _looks_like_noise(title):
+        return "title looks like noise (mostly symbols or digits): skipped"
+    return None
 
 
 def _header_context(lines: list[str], file: str, default_area: str) -> _Context:
@@ -166,6 +291,10 @@ def _parse_lines(lines: list[str], ctx: _Context) -> tuple[list[Entry], list[Pro
     entries: list[Entry] = []
     problems: list[Problem] = []
     for number, line in enumerate(lines, start=1):
+        if len(line) > ctx.limits.max_line_chars:
+            reason = f"line of {len(line)} characters, longer than a title and summary may be"
+            problems.append(Problem(ctx.file, number, f"{reason}: skipped"))
+            continue
         if not line or _is_header(line):
             continue
         split = _split_title(line)
@@ -173,7 +302,11 @@ def _parse_lines(lines: list[str], ctx: _Context) -> tuple[list[Entry], list[Pro
             problems.append(Problem(ctx.file, number, _why_not_an_entry(line)))
             continue
         title, summary = split
-        entries.append(_entry(ctx, title, (summary,) if summary else (), number))
+        summaries = (summary,) if summary else ()
+        if (why := _limit_problem(ctx, title, summaries)) is not None:
+            problems.append(Problem(ctx.file, number, why))
+            continue
+        entries.append(_entry(ctx, title, summaries, number))
     return entries, problems
 
 
@@ -190,10 +323,18 @@ def _parse_blocks(lines: list[str], ctx: _Context) -> tuple[list[Entry], list[Pr
     paragraphs: list[str] = []
 
     def flush() -> None:
-        if title is not None:
+        if title is None:
+            return
+        if (why := _limit_problem(ctx, title[0], paragraphs)) is not None:
+            problems.append(Problem(ctx.file, title[1], why))
+        else:
             entries.append(_entry(ctx, title[0], tuple(paragraphs), title[1]))
 
     for number, line in enumerate(lines, start=1):
+        if len(line) > ctx.limits.max_summary_chars:
+            reason = f"line of {len(line)} characters, longer than corpus.max_summary_chars"
+            problems.append(Problem(ctx.file, number, f"{reason}: skipped"))
+            continue
         if not line or _is_header(line):
             if m := _PLAIN_VENUE.match(line):
                 flush()

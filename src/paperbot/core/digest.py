@@ -461,7 +461,7 @@ def _embed(pick: Pick, paper: Paper, description: str, caps: _Caps) -> EmbedData
     return EmbedData(
         title=title,
         description=description,
-        url=arxiv_search_url(paper.title[:300]),
+        url=arxiv_search_url(paper.title),
         fields=tuple(fields),
         footer=trim(defuse_mentions(pick.reason), caps.footer),
         color=DIGEST_COLOR,

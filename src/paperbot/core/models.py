@@ -40,6 +40,8 @@ class Problem:
     file: str
     line: int | None
     reason: str
+    # A warning: the line or file was still loaded, but someone should look.
+    warning: bool = False
 
     def __str__(self) -> str:
         where = self.file if self.line is None else f"{self.file}:{self.line}"

@@ -48,6 +48,11 @@ NO_TERMS = (
     "That query has no words to search for (only punctuation, symbols or emoji). "
     "Try a title, a keyword or 中文关键词."
 )
+YEAR_DROPPED = "Nothing from {year} matched, so these are from any year."
+UNSUPPORTED_SCRIPT = (
+    "That query has no searchable words: only English and Chinese are indexed, "
+    "not the script it is written in. Try English words or 中文关键词."
+)
 
 
 EXCERPT_CHARS = 360  # plain characters of summary shown per result
@@ -201,8 +206,10 @@ class ResultPages(LazySequence[MessageData]):
         total: int,
         page_size: int,
         tr: Translate = untranslated,
+        year_dropped: int | None = None,
     ) -> None:
         self._query = query
+        self._year_dropped = year_dropped
         # Read a page's items only when that page renders: a lazy sequence
         # (the /search cog's) then works out only the shown papers' matches.
         self._items = items if not isinstance(items, list) else tuple(items)
@@ -232,6 +239,8 @@ class ResultPages(LazySequence[MessageData]):
             page=number + 1,
             pages=self._count,
         )
+        if self._year_dropped is not None:
+            content += "\n" + tr(YEAR_DROPPED).format(year=self._year_dropped)
         return MessageData(content=trim(content, limits.CONTENT_MAX), embeds=embeds)
 
 
@@ -266,5 +275,6 @@ def query_problem(problem: QueryProblem, max_length: int, tr: Translate = untran
         QueryProblem.EMPTY: EMPTY_QUERY,
         QueryProblem.TOO_LONG: QUERY_TOO_LONG,
         QueryProblem.NO_TERMS: NO_TERMS,
+        QueryProblem.UNSUPPORTED_SCRIPT: UNSUPPORTED_SCRIPT,
     }[problem]
     return tr(template).format(limit=max_length)

@@ -46,7 +46,9 @@ class App:
         # A malformed vocabulary is a configuration error (TopicsConfigError,
         # a ConfigError): raise it before the database is opened.
         vocabulary = load_vocabulary(settings.topics.path)
-        db = await Database.open(settings.database.path)
+        db = await Database.open(
+            settings.database.path, lock_wait_seconds=settings.database.lock_wait_seconds
+        )
         topics = TopicService(db, vocabulary)
         subscriptions = SubscriptionService(db, topics)
         return cls(

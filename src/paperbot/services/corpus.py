@@ -6,11 +6,19 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from paperbot.core.corpus import PARSER_VERSION, decode, loaded_files, parse_text, plan_load
+from paperbot.config import CorpusSettings
+from paperbot.core.corpus import (
+    PARSER_VERSION,
+    CorpusLimits,
+    decode_page,
+    loaded_files,
+    parse_text,
+    plan_load,
+)
 from paperbot.core.models import FileSource, Paper, PaperColumns, ParsedFile, Problem, VenueCount
 from paperbot.core.text import title_key
 from paperbot.storage import papers
@@ -19,7 +27,18 @@ from paperbot.storage.db import Database
 
 log = logging.getLogger(__name__)
 
+# Matched case-insensitively: `PAGE.TXT` is a page too.
 CORPUS_SUFFIXES = (".txt", ".md")
+
+
+def corpus_limits(settings: CorpusSettings) -> CorpusLimits:
+    """The configured `corpus.max_*` limits."""
+    return CorpusLimits(
+        max_file_bytes=int(settings.max_file_mb * 1024 * 1024),
+        max_title_chars=settings.max_title_chars,
+        max_summary_chars=settings.max_summary_chars,
+        max_entries_per_file=settings.max_entries_per_file,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +68,14 @@ class LoadReport:
             "removed": self.removed,
             "duplicates_merged": self.duplicates_merged,
             "skipped": [
-                {"file": p.file, "line": p.line, "reason": p.reason} for p in self.problems
+                {"file": p.file, "line": p.line, "reason": p.reason}
+                for p in self.problems
+                if not p.warning
+            ],
+            "warnings": [
+                {"file": p.file, "line": p.line, "reason": p.reason}
+                for p in self.problems
+                if p.warning
             ],
             "notes": list(self.notes),
         }
@@ -60,22 +86,51 @@ class CorpusPathError(Exception):
 
 
 def corpus_files(paths: Iterable[Path]) -> list[Path]:
-    """Digest files named directly, or found (sorted) in the folders named.
+    """Digest files named directly, or found (sorted) in the folders named."""
+    return corpus_listing(paths)[0]
+
+
+def corpus_listing(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
+    """Digest files named directly or found (sorted) in the folders named, and
+    a problem for each subfolder (folders are not searched recursively).
 
     A page is known by its file name (an edited page replaces what it said
     before), so two different files with one name in a single load are
     refused rather than letting one silently replace the other.
     """
     files: list[Path] = []
+    skipped: list[Problem] = []
     for path in paths:
         if path.is_dir():
-            files.extend(
-                sorted(p for p in path.iterdir() if p.suffix in CORPUS_SUFFIXES and p.is_file())
+            found, subfolders = _folder_entries(path)
+            files.extend(found)
+            skipped.extend(
+                Problem(f"{sub.name}/", None, SUBFOLDER_SKIPPED, warning=True) for sub in subfolders
             )
         elif path.is_file():
             files.append(path)
         else:
             raise CorpusPathError(f"{path}: no such file or folder")
+    return _unique_names(files), skipped
+
+
+SUBFOLDER_SKIPPED = (
+    "a subfolder: not loaded (folders are not searched recursively; name it to load it)"
+)
+
+
+def _folder_entries(folder: Path) -> tuple[list[Path], list[Path]]:
+    """(digest files, visible subfolders) of one folder, sorted."""
+    try:
+        children = sorted(folder.iterdir())
+        files = [p for p in children if p.suffix.lower() in CORPUS_SUFFIXES and p.is_file()]
+        subfolders = [p for p in children if p.is_dir() and not p.name.startswith(".")]
+    except OSError as exc:
+        raise CorpusPathError(f"cannot read folder {folder}: {exc.strerror}") from None
+    return files, subfolders
+
+
+def _unique_names(files: list[Path]) -> list[Path]:
     unique = list(dict.fromkeys(f.resolve() for f in files))
     names: dict[str, Path] = {}
     for file in unique:
@@ -105,25 +160,47 @@ class _FileRead:
         return _FileRead(self.path, None, None)
 
 
-def _read_one(path: Path, default_area: str, known: Mapping[str, str]) -> _FileRead:
+def _read_one(
+    path: Path, default_area: str, known: Mapping[str, str], limits: CorpusLimits
+) -> _FileRead:
     try:
-        data = path.read_bytes()
+        data = _read_within(path, limits.max_file_bytes)
     except OSError as exc:
         return _FileRead(
             path, None, Problem(path.name, None, f"cannot read: {exc.strerror}: skipped")
         )
-    fingerprint = file_fingerprint(data, default_area)
+    if data is None:
+        size_mb = limits.max_file_bytes / (1024 * 1024)
+        reason = f"larger than corpus.max_file_mb ({size_mb:g} MB): skipped"
+        return _FileRead(path, None, Problem(path.name, None, reason))
+    fingerprint = file_fingerprint(data, default_area, limits)
     if known.get(path.name) == fingerprint:
         return _FileRead(path, fingerprint, None)
-    text = decode(data, path.name)
-    if isinstance(text, Problem):
-        return _FileRead(path, None, text)
-    return _FileRead(path, fingerprint, parse_text(text, path.name, default_area))
+    decoded = decode_page(data, path.name)
+    if isinstance(decoded, Problem):
+        return _FileRead(path, None, decoded)
+    text, bad_lines = decoded
+    parsed = parse_text(text, path.name, default_area, limits)
+    parsed = replace(parsed, problems=tuple(sorted((*bad_lines, *parsed.problems), key=_where)))
+    return _FileRead(path, fingerprint, parsed)
 
 
-def file_fingerprint(data: bytes, default_area: str) -> str:
-    """Changes when the bytes, the default area or the parser change."""
-    digest = hashlib.sha256(f"{PARSER_VERSION}\0{default_area}\0".encode())
+def _where(problem: Problem) -> int:
+    return problem.line or 0
+
+
+def _read_within(path: Path, max_bytes: int) -> bytes | None:
+    """The file's bytes, or None when it is larger than `max_bytes` (read no
+    further than that, whatever the file claims its size is)."""
+    with path.open("rb") as handle:
+        data = handle.read(max_bytes + 1)
+    return None if len(data) > max_bytes else data
+
+
+def file_fingerprint(data: bytes, default_area: str, limits: CorpusLimits | None = None) -> str:
+    """Changes when the bytes, the default area, the limits or the parser change."""
+    limits = limits or CorpusLimits()
+    digest = hashlib.sha256(f"{PARSER_VERSION}\0{default_area}\0{limits}\0".encode())
     digest.update(data)
     return digest.hexdigest()
 
@@ -137,6 +214,7 @@ async def load_corpus(
     progress: Callable[[Path], object] | None = None,
     allow_shrink: bool = False,
     startup: bool = False,
+    limits: CorpusLimits | None = None,
 ) -> LoadReport:
     """Parse the files and apply the result in one transaction.
 
@@ -146,7 +224,8 @@ async def load_corpus(
     unless `allow_shrink`. A `startup` load (the bot's own) also holds back a
     folder file older than a load of that page from another path.
     """
-    files = corpus_files(paths)
+    limits = limits or CorpusLimits()
+    files, skipped = corpus_listing(paths)
     sources = await papers.file_sources(db)
     reads, notes = await _read_all(
         files,
@@ -154,6 +233,7 @@ async def load_corpus(
         await papers.file_fingerprints(db),
         sources if startup else {},
         progress,
+        limits,
     )
     held_back: list[Problem] = []
     if not allow_shrink:
@@ -174,7 +254,11 @@ async def load_corpus(
         db, {r.name for r in reads if r.result is None}
     )
     entries = plan.entries_read + same_entries
-    problems = [r.result for r in reads if isinstance(r.result, Problem)] + held_back
+    problems = [
+        *skipped,
+        *(r.result for r in reads if isinstance(r.result, Problem)),
+        *held_back,
+    ]
     problems += [p for r in reads if isinstance(r.result, ParsedFile) for p in r.result.problems]
     report = LoadReport(
         files=len(files),
@@ -205,12 +289,13 @@ async def _read_all(
     known: Mapping[str, str],
     protected: Mapping[str, FileSource],
     progress: Callable[[Path], object] | None,
+    limits: CorpusLimits,
 ) -> tuple[list[_FileRead], list[str]]:
     """Read every file; a file older than a load of its page from elsewhere
     (`protected`: given for a start-up load) is held back with a warning."""
     reads, notes = [], []
     for path in files:
-        read = _read_one(path, default_area, known)
+        read = _read_one(path, default_area, known, limits)
         newer = _newer_load_elsewhere(read, protected.get(read.name))
         if newer is not None:
             log.warning("%s", newer)
@@ -322,6 +407,7 @@ class CorpusService:
         progress: Callable[[Path], object] | None = None,
         allow_shrink: bool = False,
         startup: bool = False,
+        limits: CorpusLimits | None = None,
     ) -> LoadReport:
         """`load_corpus` into this app's database."""
         return await load_corpus(
@@ -332,6 +418,7 @@ class CorpusService:
             progress=progress,
             allow_shrink=allow_shrink,
             startup=startup,
+            limits=limits,
         )
 
     async def paper_count(self) -> int:

@@ -130,6 +130,8 @@ class Preview:
     papers: dict[int, Paper]
     message: MessageData
     channel_id: int | None
+    # Papers loaded: 0 means "nothing loaded", not "everything posted".
+    corpus_size: int = 0
 
 
 Outcome = Literal[
@@ -272,7 +274,8 @@ class DigestService:
         )
         day = schedule.local_date(now, tz)
         message = render_digest(plan, found, digest_header(day))
-        return Preview(plan, found, message, channel)
+        corpus_size = len((await self.corpus_arrays()).ids)
+        return Preview(plan, found, message, channel, corpus_size)
 
     # --- posting ------------------------------------------------------------
 

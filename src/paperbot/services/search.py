@@ -16,7 +16,7 @@ import gc
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ParamSpec, TypeVar
 
 from paperbot.config import SearchSettings
@@ -92,6 +92,9 @@ class SearchResult:
     hits: tuple[SearchHit, ...] = ()
     total: int = 0  # ranked papers (the re-ranker looks at the best `CANDIDATES`)
     suggestions: tuple[str, ...] = ()  # closest titles when nothing was found
+    # A year read from the query text that found nothing, so it was dropped
+    # and these hits are from any year.
+    year_dropped: int | None = None
 
     @property
     def problem(self) -> QueryProblem | None:
@@ -284,6 +287,14 @@ class SearchService:
             return SearchResult(parsed)
         eager = limit if highlight is None else min(highlight, limit)
         ranking = await self._run(core.rank, index, parsed, highlight=limit, eager=eager)
+        year_dropped = None
+        if not ranking.ids and year is None and parsed.year is not None and parsed.terms:
+            # "… Number 1999": a number in a title is read as a year filter.
+            # When that finds nothing but the words do, answer with those.
+            unfiltered = replace(parsed, year=None)
+            fallback = await self._run(core.rank, index, unfiltered, highlight=limit, eager=eager)
+            if fallback.ids:
+                year_dropped, parsed, ranking = parsed.year, unfiltered, fallback
         if not ranking.ids:
             suggestion_ids = await self._run(core.suggest_titles, index, parsed)
             suggested = await paper_store.get_papers(self._db, suggestion_ids)
@@ -295,7 +306,7 @@ class SearchService:
             for at, (pid, score) in enumerate(zip(ids, ranking.scores, strict=False))
             if pid in found  # removed by a load since the index was built
         )
-        return SearchResult(parsed, hits, total=len(ranking.ids))
+        return SearchResult(parsed, hits, total=len(ranking.ids), year_dropped=year_dropped)
 
     async def _run(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """CPU work on the loop for small corpora, in a thread for large ones."""

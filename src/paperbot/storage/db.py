@@ -6,38 +6,35 @@ import asyncio
 import logging
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
 log = logging.getLogger(__name__)
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+#: SQLite's own wait for another connection's lock, per attempt.
+BUSY_TIMEOUT_MS = 5000
+#: How long to keep retrying (with backoff) a lock another process holds.
+LOCK_WAIT_SECONDS = 30.0
+_T = TypeVar("_T")
 
 
 class StorageError(Exception):
     """The database cannot be opened, is newer than this code, or a statement failed.
 
     Every `sqlite3.Error` leaving the storage package is turned into this, so
-    the layers above never need to know the store is SQLite.
+    the layers above never need to know the store is SQLite; `str()` is one
+    clear line.
     """
 
 
 class ConstraintError(StorageError):
     """A write broke a UNIQUE, CHECK or foreign key constraint."""
-
-
-def storage_error(exc: sqlite3.Error, path: Path | None = None) -> StorageError:
-    """The storage package's own error for a SQLite one (raise it `from exc`);
-    given the database's path, damage becomes a `CorruptDatabase` naming it."""
-    if isinstance(exc, sqlite3.IntegrityError):
-        return ConstraintError(str(exc))
-    damaged = damage(exc, path) if path is not None else None
-    return damaged or StorageError(str(exc))
 
 
 class CorruptDatabase(StorageError):
@@ -71,30 +68,42 @@ def damage(exc: BaseException, path: Path) -> CorruptDatabase | None:
 class Database:
     """One aiosqlite connection with WAL, foreign keys and migrations applied."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+    def __init__(
+        self,
+        conn: aiosqlite.Connection,
+        path: Path,
+        *,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        lock_wait_seconds: float = LOCK_WAIT_SECONDS,
+    ) -> None:
         self.conn = conn
         self.path = path
+        self.busy_timeout_ms = busy_timeout_ms
+        self.lock_wait_seconds = lock_wait_seconds
         # One connection serves every coroutine: transactions must take turns,
         # or a second BEGIN fails with "cannot start a transaction within a transaction".
         self._transaction_lock = asyncio.Lock()
 
     @classmethod
-    async def open(cls, path: Path | str) -> Database:
+    async def open(
+        cls,
+        path: Path | str,
+        *,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        lock_wait_seconds: float = LOCK_WAIT_SECONDS,
+    ) -> Database:
         path = Path(path)
         if str(path) != ":memory:":
-            path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            conn = await aiosqlite.connect(path, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise StorageError(f"cannot open database {path}: {exc}") from exc
-        db = cls(conn, path)
+            _check_location(path)
+        conn = await _connect(path)
+        db = cls(conn, path, busy_timeout_ms=busy_timeout_ms, lock_wait_seconds=lock_wait_seconds)
         try:
             await db._configure()
             await db._quick_check()
-            await migrate(conn)
+            await db.retry_locked(lambda: migrate(conn))
         except sqlite3.Error as exc:
             await conn.close()
-            raise damage(exc, path) or StorageError(f"cannot open database {path}: {exc}") from exc
+            raise db.error(exc, fallback="cannot open") from exc
         except BaseException:
             await conn.close()
             raise
@@ -127,36 +136,65 @@ class Database:
             raise CorruptDatabase(self.path, str(row[0]) if row else "quick_check said nothing")
 
     async def _configure(self) -> None:
+        await self.conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
         # WAL lets the CLI read while the bot writes; NORMAL sync is safe with WAL.
-        await self.conn.execute("PRAGMA journal_mode=WAL")
+        await self.retry_locked(lambda: self.conn.execute("PRAGMA journal_mode=WAL"))
         await self.conn.execute("PRAGMA synchronous=NORMAL")
         await self.conn.execute("PRAGMA foreign_keys=ON")
-        await self.conn.execute("PRAGMA busy_timeout=5000")
+
+    def error(self, exc: sqlite3.Error, fallback: str = "") -> StorageError:
+        """One line for the user: which file, what went wrong, what to do."""
+        if isinstance(exc, sqlite3.IntegrityError):
+            return ConstraintError(str(exc))
+        return damage(exc, self.path) or StorageError(
+            describe_sqlite_error(self.path, exc, fallback=fallback)
+        )
+
+    async def retry_locked(self, operation: Callable[[], Awaitable[_T]]) -> _T:
+        """Run `operation`; while another process holds the lock past the busy
+        timeout, try again with backoff for up to `lock_wait_seconds`."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.lock_wait_seconds
+        pause = 0.1
+        while True:
+            try:
+                return await operation()
+            except sqlite3.OperationalError as exc:
+                if not _is_locked(exc) or loop.time() + pause > deadline:
+                    raise
+                log.warning("database %s is locked; retrying in %.1fs", self.path, pause)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 5.0)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         """One write transaction: committed on success, rolled back on error.
 
         BEGIN IMMEDIATE takes the write lock up front, so two writers queue
-        on busy_timeout instead of failing half-way.
+        on busy_timeout (then `retry_locked`) instead of failing half-way. A
+        SQLite failure (locked, disk full, read-only) rolls back, so nothing
+        is half-written, and becomes one `StorageError` line.
         """
         async with self._transaction_lock:
             try:
-                await self.conn.execute("BEGIN IMMEDIATE")
-                try:
-                    yield self.conn
-                except BaseException as exc:
-                    if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt):
-                        # Ctrl-C or shutdown: the statement still running in the
-                        # worker thread would run to its end before the rollback.
-                        await self.conn.interrupt()
-                    await self.conn.rollback()
-                    raise
+                await self.retry_locked(lambda: self.conn.execute("BEGIN IMMEDIATE"))
+            except sqlite3.Error as exc:
+                raise self.error(exc) from exc
+            try:
+                yield self.conn
                 # Shielded: a cancel while COMMIT is queued must not report
                 # "rolled back" for a commit that then happens anyway.
                 await asyncio.shield(self.conn.commit())
-            except sqlite3.Error as exc:
-                raise storage_error(exc, self.path) from exc
+            except BaseException as exc:
+                if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt):
+                    # Ctrl-C or shutdown: the statement still running in the
+                    # worker thread would run to its end before the rollback.
+                    await self.conn.interrupt()
+                if self.conn.in_transaction:
+                    await self.conn.rollback()
+                if isinstance(exc, sqlite3.Error):
+                    raise self.error(exc) from exc
+                raise
 
     async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Row | None:
         """The first row of a query, or None."""
@@ -164,7 +202,7 @@ class Database:
             async with self.conn.execute(sql, params) as cursor:
                 return await cursor.fetchone()
         except sqlite3.Error as exc:
-            raise storage_error(exc, self.path) from exc
+            raise self.error(exc) from exc
 
     async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         """Every row of a query."""
@@ -172,11 +210,59 @@ class Database:
             async with self.conn.execute(sql, params) as cursor:
                 return list(await cursor.fetchall())
         except sqlite3.Error as exc:
-            raise storage_error(exc, self.path) from exc
+            raise self.error(exc) from exc
 
     async def close(self) -> None:
         """Close the connection; closing twice is harmless."""
         await self.conn.close()
+
+
+def _check_location(path: Path) -> None:
+    """Create the database's folder; refuse what can't hold a database."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(
+            f"cannot create the database folder {path.parent}: {exc.strerror}"
+        ) from None
+    if path.exists() and not path.is_file():
+        raise StorageError(
+            f"database {path} is not a regular file: set database.path / PAPERBOT_DB to a file"
+        )
+
+
+async def _connect(path: Path) -> aiosqlite.Connection:
+    connection = aiosqlite.connect(path, isolation_level=None)
+    try:
+        return await connection
+    except sqlite3.Error as exc:
+        # aiosqlite stops its worker thread after a failed connect but nobody
+        # waits for it: let it finish while the loop still runs, or it reports
+        # "Event loop is closed" from its thread after we exit.
+        worker = getattr(connection, "_thread", None)
+        if worker is not None:
+            await asyncio.to_thread(worker.join, 5.0)
+        raise StorageError(
+            f"cannot open database {path}: {exc} (is its folder writable?)"
+        ) from None
+
+
+def _is_locked(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc)
+    return "database is locked" in text or "database is busy" in text
+
+
+def describe_sqlite_error(path: Path, exc: sqlite3.Error, fallback: str = "") -> str:
+    """A SQLite failure as one line naming the file and what to do (`fallback`
+    goes before "database" when the failure is none of the known ones)."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and _is_locked(exc):
+        return f"database {path} is locked by another process; try again when it has finished"
+    if "database or disk is full" in text:
+        return f"database {path} is full (no space left): nothing was changed; free some space"
+    if "readonly" in text or "read-only" in text:
+        return f"database {path} is read-only: nothing was changed; make it and its folder writable"
+    return f"{fallback} database {path}: {text}".lstrip()
 
 
 def available_migrations() -> list[tuple[int, str, str]]:

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paperbot.core.models import PaperColumns
-from paperbot.storage.db import Database, storage_error
+from paperbot.storage.db import Database
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,5 +147,5 @@ async def paper_columns(db: Database, batch: int = 5000) -> PaperColumns:
                     columns.years.append(int(year))
                     columns.summaries.append("\n\n".join(json.loads(summaries)))
     except sqlite3.Error as exc:
-        raise storage_error(exc, db.path) from exc
+        raise db.error(exc) from exc
     return columns

@@ -57,6 +57,10 @@ ZH_CN: dict[str, str] = {
     render.NO_TERMS: (
         "查询里没有可搜索的词（只有标点、符号或表情）。试试标题、关键词或中文关键词。"
     ),
+    render.YEAR_DROPPED: "没有 {year} 年的论文匹配，以下结果不限年份。",
+    render.UNSUPPORTED_SCRIPT: (
+        "查询里没有可搜索的词：只索引了英文和中文，不支持这种文字。试试英文单词或中文关键词。"
+    ),
     PREVIOUS: "上一页",
     NEXT: "下一页",
     NOT_YOURS: "只有发起这次搜索的人才能翻页。",
@@ -103,10 +107,13 @@ class Search(commands.Cog):
         # A cold or stale index may take seconds to load or build, and searches
         # arriving together queue behind each other: then say "thinking" first
         # rather than miss Discord's 3-second deadline.
-        if self._in_flight or not await service.is_current():
-            await interaction.response.defer(thinking=True)
+        # Count this search before the first await: searches arriving together
+        # must see each other, or each would wait on the database to decide.
+        others = self._in_flight
         self._in_flight += 1
         try:
+            if others or not await service.is_current():
+                await interaction.response.defer(thinking=True)
             # Only the first page's highlight is worked out now; later pages'
             # when the searcher turns to them (see `_result_items`).
             result = await service.search(
@@ -126,7 +133,12 @@ class Search(commands.Cog):
             return
         items = _result_items(result.hits)
         pages = render.ResultPages(
-            result.query, items, total=result.total, page_size=settings.page_size, tr=tr
+            result.query,
+            items,
+            total=result.total,
+            page_size=settings.page_size,
+            tr=tr,
+            year_dropped=result.year_dropped,
         )
         await Paginator(pages, owner_id=interaction.user.id, tr=tr).start(interaction)
 

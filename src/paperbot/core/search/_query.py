@@ -56,6 +56,8 @@ class QueryProblem(Enum):
     EMPTY = "empty"
     TOO_LONG = "too_long"
     NO_TERMS = "no_terms"
+    # Letters of a script the index does not hold (Hebrew, Arabic, Cyrillic...).
+    UNSUPPORTED_SCRIPT = "unsupported_script"
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,8 +132,18 @@ def parse_query(
         t for t in expand_terms(words, expansions or {}) if t.alternatives or not _is_noise(t.text)
     )
     if not terms and not (venue or year):
-        return ParsedQuery(raw, problem=QueryProblem.NO_TERMS)
+        return ParsedQuery(raw, problem=_why_no_terms(normalized))
     return ParsedQuery(raw, terms=terms, venue=venue, year=year, phrase=" ".join(words))
+
+
+def _why_no_terms(normalized: str) -> QueryProblem:
+    """Only symbols, or letters of a script the index does not hold?"""
+    leftover = normalized
+    for token in set(tokens(normalized)):
+        leftover = leftover.replace(token, " ")
+    if any(ch.isalpha() for ch in leftover):
+        return QueryProblem.UNSUPPORTED_SCRIPT
+    return QueryProblem.NO_TERMS
 
 
 def _is_noise(token: str) -> bool:
