@@ -103,7 +103,8 @@ class FieldIndex:
         return at < len(self.common) and int(self.common[at]) == key
 
     def df(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
-        return self.indptr[positions + 1] - self.indptr[positions]
+        counts: NDArray[np.int64] = self.indptr[positions + 1] - self.indptr[positions]
+        return counts
 
     def lookup(self, keys: NDArray[np.int64]) -> NDArray[np.int64]:
         """Vocabulary position of each key, or -1 when absent."""
@@ -380,7 +381,8 @@ def _packed_chunk(texts: Sequence[str], start: int, chunk: int, doc_bits: int) -
     )
     packed.sort()
     # sort + neighbour compare: np.unique is many times slower here.
-    return packed[_run_starts(packed)]
+    unique: NDArray[np.int64] = packed[_run_starts(packed)]
+    return unique
 
 
 def _empty_field() -> FieldIndex:
@@ -680,9 +682,8 @@ def top_candidates(
     scores: NDArray[np.float64], k: int, mask: NDArray[np.bool_] | None = None
 ) -> NDArray[np.int64]:
     """Positions of the k best non-zero scores (unordered)."""
-    nz = _above_sample_threshold(scores, k) if mask is None else None
-    if nz is None:
-        nz = np.flatnonzero(scores)
+    sampled = _above_sample_threshold(scores, k) if mask is None else None
+    nz: NDArray[np.int64] = np.flatnonzero(scores) if sampled is None else sampled
     if mask is not None:
         nz = nz[mask[nz]]
     if len(nz) > k:
