@@ -36,6 +36,16 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
+@pytest.fixture(autouse=True)
+def user_folders(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's config and data folders (platformdirs) are empty ones in tmp:
+    no test reads the developer's paperbot.toml or writes into their home."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    return home
+
+
 @pytest.fixture
 def bundled_corpus() -> Path:
     return BUNDLED_CORPUS
