@@ -92,6 +92,6 @@ def settings_for(database: Path, **sections: Any) -> Settings:
 async def loaded_app(tmp_path: Path) -> AsyncIterator[App]:
     """A whole App (all services) over a fresh database with the shipped corpus."""
     app = await App.open(settings_for(tmp_path / "paperbot.sqlite3"))
-    await load_corpus(app.db, [BUNDLED_CORPUS], default_area="预训练", now=FIXED_NOW)
+    await app.corpus.load([BUNDLED_CORPUS], default_area="预训练", now=FIXED_NOW)
     yield app
     await app.close()

@@ -16,8 +16,9 @@ from paperbot.bot.cogs.about import (
     render_about,
 )
 from paperbot.core import limits
+from paperbot.core.models import VenueCount
+from paperbot.services.corpus import CorpusService
 from paperbot.storage.db import Database
-from paperbot.storage.papers import VenueCount
 from tests.discord_mocks import MockBot
 
 NEXT = datetime(2026, 12, 1, 0, 0, tzinfo=UTC)
@@ -107,7 +108,9 @@ async def test_gather_reads_the_store_and_the_digest_service(loaded_db: Database
             return now
 
     app = SimpleNamespace(
-        db=loaded_db, topics=SimpleNamespace(vocabulary=[1, 2, 3]), digest=Digest()
+        corpus=CorpusService(loaded_db),
+        topics=SimpleNamespace(vocabulary=[1, 2, 3]),
+        digest=Digest(),
     )
     cog = About(MockBot(app=app))  # type: ignore[arg-type]
     now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)

@@ -21,7 +21,6 @@ from paperbot.config import (
 from paperbot.core import limits
 from paperbot.core.search_render import ResultItem, ResultPages
 from paperbot.services.app import App
-from paperbot.services.corpus import load_corpus
 from tests.conftest import FIXED_NOW, settings_for
 from tests.discord_mocks import MockBot, MockInteraction
 
@@ -30,7 +29,7 @@ from tests.discord_mocks import MockBot, MockInteraction
 async def app(tmp_path: Path) -> AsyncIterator[App]:
     search = SearchSettings(page_size=5, cooldown_uses=2, cooldown_seconds=60)
     app = await App.open(settings_for(tmp_path / "paperbot.sqlite3", search=search))
-    await load_corpus(app.db, [BUNDLED_CORPUS], default_area="预训练", now=FIXED_NOW)
+    await app.corpus.load([BUNDLED_CORPUS], default_area="预训练", now=FIXED_NOW)
     yield app
     await app.close()
 

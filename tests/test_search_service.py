@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -253,3 +254,17 @@ async def test_large_arrays_round_trip_in_parts(
 )
 def test_texts_round_trip(texts: tuple[str, ...]) -> None:
     assert core._unpack_texts(core._pack_texts(texts)) == texts
+
+
+async def test_an_index_that_cannot_be_stored_still_answers(
+    loaded_db: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A read-only database: the save fails inside storage, which reports it
+    # as a StorageError; the search is answered from the fresh index anyway.
+    await loaded_db.conn.execute("PRAGMA query_only = ON")
+    svc = service(loaded_db)
+    with caplog.at_level(logging.WARNING, logger="paperbot.services.search"):
+        assert (await titles(svc, "toolformr"))[0].startswith("Toolformer")
+    assert svc.last_status is not None and svc.last_status.source == "built"
+    assert "could not store the search index" in caplog.text
+    assert await index_store.stored_version(loaded_db) is None

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from paperbot.storage.db import Database, StorageError, available_migrations
+from paperbot.storage.db import ConstraintError, Database, StorageError, available_migrations
 
 
 async def pragma(db: Database, name: str) -> object:
@@ -67,3 +67,46 @@ async def test_transaction_rolls_back_on_error(db: Database) -> None:
             raise ValueError("boom")
     async with db.conn.execute("SELECT count(*) FROM meta WHERE key = 'x'") as cursor:
         assert await cursor.fetchone() == (0,)
+
+
+async def test_fetch_helpers_return_rows(db: Database) -> None:
+    async with db.transaction() as conn:
+        await conn.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?)", [("a", "1"), ("b", "2")]
+        )
+    assert await db.fetch_one("SELECT value FROM meta WHERE key = ?", ("b",)) == ("2",)
+    assert await db.fetch_one("SELECT value FROM meta WHERE key = ?", ("zzz",)) is None
+    rows = await db.fetch_all("SELECT key, value FROM meta WHERE key IN ('a', 'b') ORDER BY key")
+    assert rows == [("a", "1"), ("b", "2")]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    ["SELECT nope FROM meta", "SELECT * FROM no_such_table", "SELEC 1"],
+)
+async def test_sqlite_errors_leave_storage_as_storage_errors(db: Database, sql: str) -> None:
+    for fetch in (db.fetch_one, db.fetch_all):
+        with pytest.raises(StorageError) as caught:
+            await fetch(sql)
+        assert isinstance(caught.value.__cause__, sqlite3.Error)
+
+
+async def test_a_broken_constraint_is_a_constraint_error(db: Database) -> None:
+    async with db.transaction() as conn:
+        await conn.execute("INSERT INTO meta (key, value) VALUES ('k', 'first')")
+    with pytest.raises(ConstraintError):
+        async with db.transaction() as conn:
+            await conn.execute("INSERT INTO meta (key, value) VALUES ('k', 'second')")
+    assert issubclass(ConstraintError, StorageError)
+    # Rolled back, and the connection is usable for the next transaction.
+    assert await db.fetch_one("SELECT value FROM meta WHERE key = 'k'") == ("first",)
+    async with db.transaction() as conn:
+        await conn.execute("UPDATE meta SET value = 'third' WHERE key = 'k'")
+    assert await db.fetch_one("SELECT value FROM meta WHERE key = 'k'") == ("third",)
+
+
+async def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "garbage.sqlite3"
+    path.write_bytes(b"this is not a database file at all, just text " * 100)
+    with pytest.raises(StorageError, match="cannot open database"):
+        await Database.open(path)

@@ -7,10 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paperbot.core import limits
+from paperbot.core import limits, topics
 from paperbot.core.text import normalize
 from paperbot.core.topics import (
-    TITLE_WEIGHT,
+    MAX_TOPIC_SCORE,
+    TOPIC_TITLE_WEIGHT,
     Topic,
     TopicInputError,
     Vocabulary,
@@ -393,8 +394,24 @@ def test_title_counts_more_than_summary(vocab: Vocabulary) -> None:
     in_summary = score_paper(scaling, "Revisited", "关于缩放定律")
     in_both = score_paper(scaling, "Scaling Laws Revisited", "关于缩放定律")
     typo_title = score_paper(scaling, "Scalng Laws Revisited", "")
-    assert in_title == TITLE_WEIGHT
+    assert in_title == TOPIC_TITLE_WEIGHT
     assert in_both > in_title > typo_title > in_summary > 0
+
+
+def test_package_exports_its_public_names() -> None:
+    # ruff's RUF022 keeps `__all__` sorted (constants, classes, then functions).
+    assert len(set(topics.__all__)) == len(topics.__all__)
+    assert all(not name.startswith("_") and hasattr(topics, name) for name in topics.__all__)
+    assert "MAX_TOPIC_SCORE" in topics.__all__
+
+
+def test_max_topic_score_is_the_best_match_topic_gives(vocab: Vocabulary) -> None:
+    scaling = topic(vocab, "scaling-laws")
+    every_term = "Scaling laws, neural scaling and Chinchilla: 缩放定律 缩放律 幂律"
+    best = score_paper(scaling, every_term, every_term)
+    one_extra = score_paper(scaling, "Scaling Laws and Chinchilla", "缩放定律")
+    assert best == MAX_TOPIC_SCORE
+    assert 0 < one_extra < MAX_TOPIC_SCORE
 
 
 def test_match_topic_ranks_and_ties_by_id(vocab: Vocabulary) -> None:

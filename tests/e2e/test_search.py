@@ -7,7 +7,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from paperbot.services.corpus import load_corpus
 from tests.e2e.conftest import E2E
 from tests.fake_discord import FakeUser, button
 
@@ -88,7 +87,7 @@ async def test_results_follow_a_corpus_load(e2e: E2E, tmp_path: Path) -> None:
         "Coral Reef Transformers: 研究珊瑚礁图像的 Transformer。\n",
         encoding="utf-8",
     )
-    await load_corpus(e2e.bot.app.db, [page], default_area="预训练", now=datetime.now(UTC))
+    await e2e.bot.app.corpus.load([page], default_area="预训练", now=datetime.now(UTC))
     e2e.bot.app.search.forget_version()
     result = await e2e.slash("search", query="珊瑚礁")
     assert result.embeds and result.embeds[0]["title"] == "Coral Reef Transformers"

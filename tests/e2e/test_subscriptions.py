@@ -9,8 +9,6 @@ from pathlib import Path
 import pytest
 
 from paperbot.bot.client import PaperBot
-from paperbot.services.corpus import load_corpus
-from paperbot.storage import papers
 from tests.e2e.conftest import E2E, StartBot, stop_bot
 from tests.fake_discord import CommandUnavailable, FakeUser
 
@@ -39,7 +37,7 @@ async def test_subscribe_after_a_corpus_load_defers_then_answers(e2e: E2E, tmp_p
         "Scaling Laws for Sparse Experts: 研究稀疏专家模型的缩放定律。\n",
         encoding="utf-8",
     )
-    await load_corpus(e2e.bot.app.db, [page], default_area="预训练", now=datetime.now(UTC))
+    await e2e.bot.app.corpus.load([page], default_area="预训练", now=datetime.now(UTC))
     result = await e2e.slash("subscribe", topic="scaling laws")
     assert result.callback_type == 5  # deferred: "thinking…"
     assert result.ephemeral
@@ -47,7 +45,7 @@ async def test_subscribe_after_a_corpus_load_defers_then_answers(e2e: E2E, tmp_p
     topics = e2e.bot.app.topics
     found = await topics.matches(topics.resolve("scaling laws"))
     assert f"{len(found)} papers match it now." in result.text()
-    titles = {p.title for p in await papers.get_papers(e2e.bot.app.db, found.ids.tolist())}
+    titles = {p.title for p in await e2e.bot.app.corpus.get_papers(found.ids.tolist())}
     assert "Scaling Laws for Sparse Experts" in titles
 
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from paperbot.argtypes import positive_int
 from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.synthetic import VENUES
-from paperbot.cli.common import positive_int
 from paperbot.core.digest import (
     FILL_REASON,
     TOPIC_CAP,

@@ -14,13 +14,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from paperbot.argtypes import positive_int
 from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.synthetic import synthetic_papers, write_corpus
-from paperbot.cli.common import positive_int
 from paperbot.clock import utc_now
-from paperbot.services.corpus import load_corpus
-from paperbot.storage.db import Database
-from paperbot.storage.papers import paper_count
+from paperbot.services.app import open_database
+from paperbot.services.corpus import CorpusService
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,11 +32,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         folder = Path(tmp)
         write_corpus(folder / "corpus", papers)
         baseline_s = _baseline_insert(folder / "baseline.sqlite3", papers)
-        db = await Database.open(folder / "bench.sqlite3")
+        db = await open_database(folder / "bench.sqlite3")
         try:
-            load_s = await _timed_load(db, folder / "corpus")
-            reload_s = await _timed_load(db, folder / "corpus")
-            stored = await paper_count(db)
+            corpus = CorpusService(db)
+            load_s = await _timed_load(corpus, folder / "corpus")
+            reload_s = await _timed_load(corpus, folder / "corpus")
+            stored = await corpus.paper_count()
         finally:
             await db.close()
     return {
@@ -50,9 +50,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-async def _timed_load(db: Database, folder: Path) -> float:
+async def _timed_load(corpus: CorpusService, folder: Path) -> float:
     start = time.perf_counter()
-    await load_corpus(db, [folder], default_area="预训练", now=utc_now())
+    await corpus.load([folder], default_area="预训练", now=utc_now())
     return time.perf_counter() - start
 
 

@@ -24,17 +24,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from paperbot.argtypes import positive_int
 from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.synthetic import synthetic_papers, write_corpus
-from paperbot.cli.common import positive_int
 from paperbot.clock import utc_now
 from paperbot.config import SearchSettings
 from paperbot.core.search import BaselineCorpus, baseline_rank
-from paperbot.services.corpus import load_corpus
+from paperbot.services.app import open_database
+from paperbot.services.corpus import CorpusService
 from paperbot.services.search import SearchService
-from paperbot.storage.db import Database
-from paperbot.storage.papers import paper_count
-from paperbot.storage.search_index import paper_columns
 
 QUERIES = (
     # English words, phrases, acronyms
@@ -89,13 +87,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         del papers
         db_path = folder / "bench.sqlite3"
 
-        db = await Database.open(db_path)
+        db = await open_database(db_path)
         try:
+            corpus = CorpusService(db)
             start = time.perf_counter()
-            await load_corpus(db, [folder / "corpus"], default_area=_AREA, now=utc_now())
+            await corpus.load([folder / "corpus"], default_area=_AREA, now=utc_now())
             load_s = time.perf_counter() - start
             peaks = {"peak_after_load_mb": _high_water_mb()}
-            baseline = await _baseline_latencies(db)  # before the index: peaks don't add up
+            baseline = await _baseline_latencies(corpus)  # before the index: peaks don't add up
             start = time.perf_counter()
             service = SearchService(db, SearchSettings())
             await service.refresh()
@@ -110,17 +109,18 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         restart = _restart_in_fresh_process(db_path, args.repeat)
 
         # A later load that adds 1% more papers: the index must follow.
-        db = await Database.open(db_path)
+        db = await open_database(db_path)
         try:
+            corpus = CorpusService(db)
             service = SearchService(db, SearchSettings())
             await service.refresh()
             start = time.perf_counter()
-            await load_corpus(
-                db, [folder / "corpus", folder / "more"], default_area=_AREA, now=utc_now()
+            await corpus.load(
+                [folder / "corpus", folder / "more"], default_area=_AREA, now=utc_now()
             )
             await service.refresh()
             update_s = time.perf_counter() - start
-            stored = await paper_count(db)
+            stored = await corpus.paper_count()
             indexed = (await service.ensure_index()).size
             # The first added paper's title ends with its serial, S{papers}.
             found = await service.search(f"S{args.papers}", limit=3)
@@ -169,8 +169,8 @@ async def _timed_queries(service: SearchService, repeat: int) -> tuple[list[floa
     return latencies, with_hits // repeat
 
 
-async def _baseline_latencies(db: Database) -> list[float]:
-    columns = await paper_columns(db)
+async def _baseline_latencies(corpus_service: CorpusService) -> list[float]:
+    columns = await corpus_service.columns()
     corpus = BaselineCorpus(
         tuple(columns.ids),
         tuple(t.lower() for t in columns.titles),
@@ -200,7 +200,7 @@ def _restart_in_fresh_process(db_path: Path, repeat: int) -> dict[str, Any]:
 
 async def _serve(db_path: Path, repeat: int) -> dict[str, Any]:
     start = time.perf_counter()
-    db = await Database.open(db_path)
+    db = await open_database(db_path)
     try:
         service = SearchService(db, SearchSettings())
         await service.refresh()

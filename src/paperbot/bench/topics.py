@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from paperbot.argtypes import positive_int
 from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.synthetic import synthetic_papers
-from paperbot.cli.common import positive_int
 from paperbot.config import BUNDLED_TOPICS
 from paperbot.core.topics import (
     Topic,

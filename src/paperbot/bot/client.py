@@ -14,7 +14,6 @@ from paperbot import __version__
 from paperbot.bot import errors
 from paperbot.bot.translator import CatalogTranslator
 from paperbot.services.app import App
-from paperbot.storage.meta import delete_meta, get_meta, meta_keys, set_meta
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +66,7 @@ class PaperBot(commands.Bot):
         """Sync to `bot.sync_guild` (or globally) only if the commands changed since last time.
 
         The hash covers the exact payload `tree.sync` sends (localizations
-        included) and the application id, and is kept in `storage.meta` per
+        included) and the application id, and is kept in the app state per
         target, so restarts don't spend Discord's command rate limit.
         """
         guild_id = self.app.settings.bot.sync_guild
@@ -77,7 +76,7 @@ class PaperBot(commands.Bot):
         target = f"guild {guild_id}" if guild_id else "global"
         digest = await self._commands_digest(guild)
         key = f"{_SYNC_KEY_PREFIX}{guild_id or 'global'}"
-        if await get_meta(self.app.db, key) == digest:
+        if await self.app.state.get(key) == digest:
             log.info("application commands unchanged since the last sync (%s): not syncing", target)
             self.synced = False
             return False
@@ -96,7 +95,7 @@ class PaperBot(commands.Bot):
             log.error("syncing application commands (%s) failed: %s", target, exc)
             self.synced = False
             return False
-        await set_meta(self.app.db, key, digest)
+        await self.app.state.set(key, digest)
         log.info("synced %d application commands (%s)", len(synced), target)
         self.synced = True
         if guild is None:
@@ -109,7 +108,7 @@ class PaperBot(commands.Bot):
         A guild that got its own copy while developing would otherwise show
         every command twice once the global commands arrive.
         """
-        for key in await meta_keys(self.app.db, _SYNC_KEY_PREFIX):
+        for key in await self.app.state.keys(_SYNC_KEY_PREFIX):
             suffix = key.removeprefix(_SYNC_KEY_PREFIX)
             if not suffix.isdigit():
                 continue
@@ -120,7 +119,7 @@ class PaperBot(commands.Bot):
             except discord.HTTPException as exc:
                 log.warning("could not clear the commands of guild %s: %s", suffix, exc)
                 continue
-            await delete_meta(self.app.db, key)
+            await self.app.state.delete(key)
             log.info("cleared the development commands of guild %s", suffix)
 
     async def _commands_digest(self, guild: discord.abc.Snowflake | None) -> str:

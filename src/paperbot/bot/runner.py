@@ -31,7 +31,6 @@ from paperbot.bot.client import PaperBot
 from paperbot.clock import utc_now
 from paperbot.config import Settings
 from paperbot.services.app import App
-from paperbot.services.corpus import load_corpus
 
 log = logging.getLogger(__name__)
 
@@ -126,8 +125,7 @@ async def open_app(settings: Settings) -> App:
     """The App with the database migrated and the configured corpus loaded."""
     app = await App.open(settings)
     try:
-        await load_corpus(
-            app.db,
+        await app.corpus.load(
             [settings.corpus.path],
             default_area=settings.corpus.default_area,
             now=utc_now(),

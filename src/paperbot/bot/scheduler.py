@@ -28,6 +28,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from paperbot.bot.embeds import message_kwargs
 from paperbot.clock import utc_now
+from paperbot.core.models import DigestSettings
 from paperbot.core.render import MessageData
 from paperbot.services.digest import (
     ChannelMessage,
@@ -36,7 +37,6 @@ from paperbot.services.digest import (
     DigestTransport,
     PostResult,
 )
-from paperbot.storage.digests import DigestSettings
 
 if TYPE_CHECKING:
     from paperbot.bot.client import PaperBot

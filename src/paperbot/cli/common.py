@@ -10,8 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from paperbot.config import Settings
-from paperbot.services.app import App
-from paperbot.storage.db import StorageError
+from paperbot.services.app import App, StorageError
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -46,17 +45,6 @@ def with_app(settings: Settings, job: Callable[[App], Awaitable[int]]) -> int:
         return asyncio.run(run())
     except StorageError as exc:
         return fail(str(exc))
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
-    return value
 
 
 def year(text: str) -> int:

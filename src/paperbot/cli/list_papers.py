@@ -9,7 +9,6 @@ from paperbot.cli.common import EXIT_OK, print_json, with_app, year
 from paperbot.config import Settings
 from paperbot.core.models import Paper
 from paperbot.services.app import App
-from paperbot.storage import papers
 
 
 def register(subparsers: Any) -> None:
@@ -22,7 +21,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     async def job(app: App) -> int:
-        found = await papers.list_papers(app.db, venue=args.venue, year=args.year)
+        found = await app.corpus.list_papers(venue=args.venue, year=args.year)
         if args.json:
             print_json([paper_json(p) for p in found])
         else:

@@ -13,7 +13,7 @@ from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail, print_
 from paperbot.clock import utc_now
 from paperbot.config import Settings
 from paperbot.services.app import App
-from paperbot.services.corpus import CorpusPathError, LoadReport, corpus_files, load_corpus
+from paperbot.services.corpus import CorpusPathError, LoadReport, corpus_files
 
 
 def register(subparsers: Any) -> None:
@@ -35,8 +35,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     async def job(app: App) -> int:
         show_bar = sys.stderr.isatty() and not args.json
         with tqdm(total=total, unit="file", disable=not show_bar, file=sys.stderr) as bar:
-            report = await load_corpus(
-                app.db,
+            report = await app.corpus.load(
                 paths,
                 default_area=settings.corpus.default_area,
                 now=utc_now(),

@@ -11,8 +11,8 @@ from typing import Any
 
 from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail
 from paperbot.config import ENV_TOKEN, ConfigError, Settings, token
+from paperbot.services.app import StorageError
 from paperbot.services.corpus import CorpusPathError
-from paperbot.storage.db import StorageError
 
 NO_TOKEN = (
     f"set {ENV_TOKEN} to your bot's token (Discord Developer Portal -> Applications -> "

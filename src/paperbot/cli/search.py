@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, positive_int, print_json, with_app, year
+from paperbot.argtypes import positive_int
+from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, print_json, with_app, year
 from paperbot.config import Settings
 from paperbot.core.query import QueryProblem
 from paperbot.core.render import trim

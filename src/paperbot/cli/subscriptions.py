@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from paperbot.cli.common import EXIT_OK, positive_int, print_json, with_app
+from paperbot.argtypes import positive_int
+from paperbot.cli.common import EXIT_OK, print_json, with_app
 from paperbot.config import Settings
 from paperbot.services.app import App
-from paperbot.storage import subscriptions as store
 
 
 def register(subparsers: Any) -> None:
@@ -23,7 +23,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     async def job(app: App) -> int:
-        found = await store.list_subscriptions(app.db, guild_id=args.guild, user_id=args.user)
+        found = await app.subscriptions.listing(guild_id=args.guild, user_id=args.user)
         rows = []
         for sub in found:
             topic = app.topics.stored(sub.kind, sub.topic, sub.label)

@@ -9,7 +9,6 @@ from paperbot.cli.common import EXIT_OK, print_json, with_app
 from paperbot.config import Settings
 from paperbot.core.topics import Coverage
 from paperbot.services.app import App
-from paperbot.storage import papers
 
 UNMATCHED_SHOWN = 20
 
@@ -28,7 +27,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if args.json:
             print_json(coverage_json(report))
             return EXIT_OK
-        titles = {p.id: p.title for p in await papers.get_papers(app.db, report.unmatched_ids)}
+        titles = {p.id: p.title for p in await app.corpus.get_papers(report.unmatched_ids)}
         width = max((len(t.key) for t, _ in report.counts), default=0)
         for topic, count in report.counts:
             print(f"{count:>6}  {topic.key:<{width}}  {topic.name} · {topic.zh}")

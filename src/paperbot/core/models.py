@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from typing import Literal
+
+from paperbot.core.render import MessageData
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +95,105 @@ class Paper:
     def summary(self) -> str:
         """All summaries as one text (most papers have exactly one)."""
         return "\n\n".join(self.summaries)
+
+
+@dataclass(frozen=True, slots=True)
+class VenueCount:
+    """How many loaded papers one venue has in one year."""
+
+    venue: str
+    year: int
+    papers: int
+
+
+@dataclass(slots=True)
+class PaperColumns:
+    """What the index builder reads, column-wise (no Paper objects)."""
+
+    ids: list[int] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)
+    venues: list[str] = field(default_factory=list)
+    years: list[int] = field(default_factory=list)
+    summaries: list[str] = field(default_factory=list)
+
+
+# ----------------------------------------------------------- subscriptions
+
+# 'topic' for a vocabulary id, 'keyword' for a free keyword's normalised key.
+SubscriptionKind = Literal["topic", "keyword"]
+
+
+@dataclass(frozen=True, slots=True)
+class Subscription:
+    guild_id: int
+    user_id: int
+    kind: SubscriptionKind
+    topic: str
+    label: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TopicSubscribers:
+    """One topic followed in a server, with everyone who follows it there."""
+
+    kind: SubscriptionKind
+    topic: str
+    label: str
+    user_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TopicCount:
+    kind: SubscriptionKind
+    topic: str
+    label: str
+    subscribers: int
+
+
+# ------------------------------------------------------------------ digest
+
+PostKind = Literal["scheduled", "manual"]
+PostState = Literal["claimed", "sent", "confirmed", "failed", "expired"]
+
+
+@dataclass(frozen=True, slots=True)
+class DigestSettings:
+    """One server's digest schedule as stored."""
+
+    guild_id: int
+    channel_id: int
+    post_time: time
+    timezone: str
+    count: int
+    enabled: bool
+    active_since: datetime
+    updated_by: int | None
+    updated_at: datetime
+    failure: str | None
+    failure_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class DigestPost:
+    """One digest post and how far its delivery got."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    kind: PostKind
+    local_date: date
+    nonce: str
+    header: str
+    paper_ids: tuple[int, ...]
+    message: MessageData
+    state: PostState
+    claimed_at: datetime
+    deadline: datetime
+    sent_at: datetime | None
+    attempts: int
+    message_id: int | None
+    error: str | None
 
 
 def unique(items: Iterable[str]) -> tuple[str, ...]:

@@ -5,24 +5,41 @@ The bot and the CLI both build one `App`, so they run the same use-cases.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from paperbot.config import Settings
+from paperbot.services.corpus import CorpusService
 from paperbot.services.digest import DigestService, subscriber_audience
 from paperbot.services.search import SearchService
+from paperbot.services.state import StateService
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.services.topics import TopicService, load_vocabulary
-from paperbot.storage.db import Database
+from paperbot.storage import Database, StorageError
+
+__all__ = ["App", "StorageError", "open_database"]
+
+
+async def open_database(path: Path) -> Database:
+    """The migrated database alone, for tools that build their own services
+    (the benchmarks); everything else opens an `App`."""
+    return await Database.open(path)
 
 
 @dataclass
 class App:
+    """Every service over one database. The database itself stays private:
+    callers go through the services."""
+
     settings: Settings
-    db: Database
+    _db: Database = field(repr=False)
     topics: TopicService
     subscriptions: SubscriptionService
     digest: DigestService
     search: SearchService
+    corpus: CorpusService
+    state: StateService
+    _closed: bool = field(default=False, init=False, repr=False)
 
     @classmethod
     async def open(cls, settings: Settings) -> App:
@@ -34,13 +51,19 @@ class App:
         subscriptions = SubscriptionService(db, topics)
         return cls(
             settings=settings,
-            db=db,
+            _db=db,
             topics=topics,
             subscriptions=subscriptions,
             digest=DigestService(db, settings, subscriber_audience(subscriptions)),
             # Topic aliases expand queries across languages (混合专家 <-> MoE).
             search=SearchService(db, settings.search, vocabulary.expansions()),
+            corpus=CorpusService(db),
+            state=StateService(db),
         )
 
     async def close(self) -> None:
-        await self.db.close()
+        """Close the database; a second call does nothing (shutdown paths may overlap)."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._db.close()

@@ -10,9 +10,10 @@ from datetime import datetime
 from pathlib import Path
 
 from paperbot.core.corpus import PARSER_VERSION, decode, loaded_files, parse_text, plan_load
-from paperbot.core.models import ParsedFile, Problem
+from paperbot.core.models import Paper, PaperColumns, ParsedFile, Problem, VenueCount
 from paperbot.core.text import title_key
 from paperbot.storage import papers
+from paperbot.storage import search_index as index_store
 from paperbot.storage.db import Database
 
 log = logging.getLogger(__name__)
@@ -166,3 +167,42 @@ async def load_corpus(
         len(report.problems),
     )
     return report
+
+
+class CorpusService:
+    """The loaded papers: loading digest files, and reading what is stored."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def load(
+        self,
+        paths: Sequence[Path],
+        *,
+        default_area: str,
+        now: datetime,
+        progress: Callable[[Path], object] | None = None,
+    ) -> LoadReport:
+        """`load_corpus` into this app's database."""
+        return await load_corpus(
+            self._db, paths, default_area=default_area, now=now, progress=progress
+        )
+
+    async def paper_count(self) -> int:
+        return await papers.paper_count(self._db)
+
+    async def venues(self) -> list[VenueCount]:
+        """Loaded venues and years with their paper counts, newest year first."""
+        return await papers.venues(self._db)
+
+    async def list_papers(self, venue: str | None = None, year: int | None = None) -> list[Paper]:
+        """Papers in id order, optionally for one venue (any case) and/or year."""
+        return await papers.list_papers(self._db, venue=venue, year=year)
+
+    async def get_papers(self, ids: Sequence[int]) -> list[Paper]:
+        """Papers with these ids, in the order asked (missing ids are skipped)."""
+        return await papers.get_papers(self._db, ids)
+
+    async def columns(self) -> PaperColumns:
+        """Every paper column-wise, in id order (what an index build reads)."""
+        return await index_store.paper_columns(self._db)

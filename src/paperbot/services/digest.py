@@ -44,20 +44,15 @@ from paperbot.core.digest import (
     pick,
     render_digest,
 )
-from paperbot.core.models import Paper
+from paperbot.core.models import DigestPost, DigestSettings, Paper
 from paperbot.core.render import MessageData
 from paperbot.core.schedule import DailyTime, ScheduleError
-from paperbot.core.topics import (
-    EXTRA_TERM_WEIGHT,
-    EXTRA_TERMS_COUNTED,
-    SUMMARY_WEIGHT,
-    TITLE_WEIGHT,
-)
+from paperbot.core.topics import MAX_TOPIC_SCORE
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.storage import digests as store
 from paperbot.storage import papers
 from paperbot.storage.db import Database
-from paperbot.storage.digests import AlreadyClaimed, DigestPost, DigestSettings
+from paperbot.storage.digests import AlreadyClaimed
 
 log = logging.getLogger(__name__)
 
@@ -109,11 +104,6 @@ class DigestTransport(Protocol):
 Audience = Callable[[int], Awaitable[Sequence[TopicDemand]]]
 
 
-# The best score `core.topics.match_topic` can give (title + summary + extra
-# terms): dividing by it puts topic matches on the [0, 1] scale picking uses.
-TOPIC_SCORE_MAX = TITLE_WEIGHT + SUMMARY_WEIGHT + EXTRA_TERM_WEIGHT * EXTRA_TERMS_COUNTED
-
-
 def subscriber_audience(subscriptions: SubscriptionService) -> Audience:
     """A server's audience from its subscriptions, scores scaled to [0, 1]."""
 
@@ -124,8 +114,9 @@ def subscriber_audience(subscriptions: SubscriptionService) -> Audience:
 
 
 def scaled(demand: TopicDemand) -> TopicDemand:
+    """The demand with its match scores on the [0, 1] scale picking uses."""
     return TopicDemand(
-        demand.topic, demand.subscribers, demand.ids, demand.scores / TOPIC_SCORE_MAX
+        demand.topic, demand.subscribers, demand.ids, demand.scores / MAX_TOPIC_SCORE
     )
 
 

@@ -14,7 +14,6 @@ import ctypes
 import ctypes.util
 import gc
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +25,7 @@ from paperbot.core.models import Paper
 from paperbot.core.query import ParsedQuery, QueryProblem, parse_query
 from paperbot.storage import papers as paper_store
 from paperbot.storage import search_index as index_store
-from paperbot.storage.db import Database
+from paperbot.storage.db import Database, StorageError
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -244,7 +243,7 @@ class SearchService:
                 corpus_version=version,
                 format=core.INDEX_FORMAT,
             )
-        except sqlite3.Error as exc:
+        except StorageError as exc:
             # A read-only or busy database costs a rebuild at the next start,
             # not this search.
             log.warning("could not store the search index: %s", exc)

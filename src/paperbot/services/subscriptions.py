@@ -11,6 +11,7 @@ from datetime import datetime
 
 from paperbot.core import limits
 from paperbot.core.digest import TopicDemand
+from paperbot.core.models import Subscription
 from paperbot.core.text import normalize
 from paperbot.core.topics import (
     Choice,
@@ -23,7 +24,6 @@ from paperbot.core.topics import (
 from paperbot.services.topics import TopicService
 from paperbot.storage import subscriptions as store
 from paperbot.storage.db import Database
-from paperbot.storage.subscriptions import Subscription
 
 MAX_PER_USER = 25
 """Topics one user may follow in one server (also Discord's choice limit,
@@ -68,6 +68,13 @@ class SubscriptionService:
     def __init__(self, db: Database, topics: TopicService) -> None:
         self.db = db
         self.topics = topics
+
+    async def listing(
+        self, guild_id: int | None = None, user_id: int | None = None
+    ) -> list[Subscription]:
+        """Stored subscriptions across servers, optionally for one server and/or
+        user (the operator CLI: the only caller allowed to read across servers)."""
+        return await store.list_subscriptions(self.db, guild_id=guild_id, user_id=user_id)
 
     async def subscribe(self, guild_id: int, user_id: int, text: str, now: datetime) -> Subscribed:
         """Follow a topic or keyword. Raises `TopicInputError` for unusable

@@ -1,5 +1,9 @@
-"""The storage package: the only place in paperbot that speaks SQL."""
+"""The storage package: the only place in paperbot that speaks SQL.
 
-from paperbot.storage.db import Database, StorageError
+Every `sqlite3.Error` leaves it as a `StorageError` (`ConstraintError` for a
+broken constraint), so the layers above never handle SQLite's own errors.
+"""
 
-__all__ = ["Database", "StorageError"]
+from paperbot.storage.db import ConstraintError, Database, StorageError
+
+__all__ = ["ConstraintError", "Database", "StorageError"]

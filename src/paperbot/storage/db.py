@@ -6,10 +6,11 @@ import asyncio
 import logging
 import re
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 
@@ -19,7 +20,22 @@ _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 
 class StorageError(Exception):
-    """The database cannot be opened or is newer than this code."""
+    """The database cannot be opened, is newer than this code, or a statement failed.
+
+    Every `sqlite3.Error` leaving the storage package is turned into this, so
+    the layers above never need to know the store is SQLite.
+    """
+
+
+class ConstraintError(StorageError):
+    """A write broke a UNIQUE, CHECK or foreign key constraint."""
+
+
+def storage_error(exc: sqlite3.Error) -> StorageError:
+    """The storage package's own error for a SQLite one (raise it `from exc`)."""
+    if isinstance(exc, sqlite3.IntegrityError):
+        return ConstraintError(str(exc))
+    return StorageError(str(exc))
 
 
 class Database:
@@ -45,6 +61,9 @@ class Database:
         try:
             await db._configure()
             await migrate(conn)
+        except sqlite3.Error as exc:
+            await conn.close()
+            raise StorageError(f"cannot open database {path}: {exc}") from exc
         except BaseException:
             await conn.close()
             raise
@@ -65,15 +84,35 @@ class Database:
         on busy_timeout instead of failing half-way.
         """
         async with self._transaction_lock:
-            await self.conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self.conn
-            except BaseException:
-                await self.conn.rollback()
-                raise
-            await self.conn.commit()
+                await self.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self.conn
+                except BaseException:
+                    await self.conn.rollback()
+                    raise
+                await self.conn.commit()
+            except sqlite3.Error as exc:
+                raise storage_error(exc) from exc
+
+    async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Row | None:
+        """The first row of a query, or None."""
+        try:
+            async with self.conn.execute(sql, params) as cursor:
+                return await cursor.fetchone()
+        except sqlite3.Error as exc:
+            raise storage_error(exc) from exc
+
+    async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        """Every row of a query."""
+        try:
+            async with self.conn.execute(sql, params) as cursor:
+                return list(await cursor.fetchall())
+        except sqlite3.Error as exc:
+            raise storage_error(exc) from exc
 
     async def close(self) -> None:
+        """Close the connection; closing twice is harmless."""
         await self.conn.close()
 
 

@@ -10,53 +10,13 @@ or `sent` (it may have gone out), which start-up resolves.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any, Literal
 
+from paperbot.core.models import DigestPost, DigestSettings, PostKind
 from paperbot.core.render import EmbedData, EmbedField, MessageData
-from paperbot.storage.db import Database
-
-PostKind = Literal["scheduled", "manual"]
-PostState = Literal["claimed", "sent", "confirmed", "failed", "expired"]
-
-
-@dataclass(frozen=True, slots=True)
-class DigestSettings:
-    guild_id: int
-    channel_id: int
-    post_time: time
-    timezone: str
-    count: int
-    enabled: bool
-    active_since: datetime
-    updated_by: int | None
-    updated_at: datetime
-    failure: str | None
-    failure_at: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class DigestPost:
-    id: int
-    guild_id: int
-    channel_id: int
-    kind: PostKind
-    local_date: date
-    nonce: str
-    header: str
-    paper_ids: tuple[int, ...]
-    message: MessageData
-    state: PostState
-    claimed_at: datetime
-    deadline: datetime
-    sent_at: datetime | None
-    attempts: int
-    message_id: int | None
-    error: str | None
-
+from paperbot.storage.db import ConstraintError, Database
 
 _SETTINGS_COLUMNS = (
     "guild_id, channel_id, post_time, timezone, count, enabled, active_since,"
@@ -111,16 +71,14 @@ async def save_settings(
 
 async def get_settings(db: Database, guild_id: int) -> DigestSettings | None:
     sql = f"SELECT {_SETTINGS_COLUMNS} FROM digest_settings WHERE guild_id = ?"
-    async with db.conn.execute(sql, (guild_id,)) as cur:
-        row = await cur.fetchone()
+    row = await db.fetch_one(sql, (guild_id,))
     return _settings(row) if row else None
 
 
 async def enabled_settings(db: Database) -> list[DigestSettings]:
     """Every server with its digest switched on, for rebuilding the jobs."""
     sql = f"SELECT {_SETTINGS_COLUMNS} FROM digest_settings WHERE enabled = 1 ORDER BY guild_id"
-    async with db.conn.execute(sql) as cur:
-        return [_settings(row) for row in await cur.fetchall()]
+    return [_settings(row) for row in await db.fetch_all(sql)]
 
 
 async def set_enabled(db: Database, guild_id: int, enabled: bool, now: datetime) -> bool:
@@ -145,12 +103,11 @@ async def record_failure(db: Database, guild_id: int, message: str, now: datetim
 async def take_failure(db: Database, guild_id: int) -> tuple[str, datetime] | None:
     """The recorded failure, cleared in the same step (an admin is being told)."""
     async with db.transaction() as conn:
-        async with conn.execute(
+        row = await db.fetch_one(
             "SELECT failure, failure_at FROM digest_settings"
             " WHERE guild_id = ? AND failure IS NOT NULL",
             (guild_id,),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         if row is None:
             return None
         await conn.execute(
@@ -170,11 +127,13 @@ async def clear_failure(db: Database, guild_id: int) -> None:
 
 async def posted_ids(db: Database, channel_id: int) -> list[int]:
     """Papers already posted (or being posted) in a channel."""
-    async with db.conn.execute(
-        "SELECT paper_id FROM digest_posted WHERE channel_id = ? ORDER BY paper_id",
-        (channel_id,),
-    ) as cur:
-        return [int(row[0]) for row in await cur.fetchall()]
+    return [
+        int(row[0])
+        for row in await db.fetch_all(
+            "SELECT paper_id FROM digest_posted WHERE channel_id = ? ORDER BY paper_id",
+            (channel_id,),
+        )
+    ]
 
 
 class AlreadyClaimed(Exception):
@@ -232,7 +191,7 @@ async def claim(
                 "INSERT INTO digest_posted (channel_id, paper_id, post_id) VALUES (?, ?, ?)",
                 [(channel_id, paper_id, post_id) for paper_id in paper_ids],
             )
-    except sqlite3.IntegrityError as exc:
+    except ConstraintError as exc:
         raise AlreadyClaimed(str(exc)) from exc
     assert post_id is not None
     found = await get_post(db, post_id)
@@ -285,8 +244,7 @@ async def note_error(db: Database, post_id: int, error: str) -> None:
 
 async def get_post(db: Database, post_id: int) -> DigestPost | None:
     sql = f"SELECT {_POST_COLUMNS} FROM digest_posts WHERE id = ?"
-    async with db.conn.execute(sql, (post_id,)) as cur:
-        row = await cur.fetchone()
+    row = await db.fetch_one(sql, (post_id,))
     return _post(row) if row else None
 
 
@@ -295,22 +253,19 @@ async def scheduled_post(db: Database, guild_id: int, local_date: date) -> Diges
         f"SELECT {_POST_COLUMNS} FROM digest_posts"
         " WHERE guild_id = ? AND local_date = ? AND kind = 'scheduled'"
     )
-    async with db.conn.execute(sql, (guild_id, local_date.isoformat())) as cur:
-        row = await cur.fetchone()
+    row = await db.fetch_one(sql, (guild_id, local_date.isoformat()))
     return _post(row) if row else None
 
 
 async def open_posts(db: Database) -> list[DigestPost]:
     """Posts whose delivery is unresolved (a crash, or an unknown outcome)."""
     sql = f"SELECT {_POST_COLUMNS} FROM digest_posts WHERE state IN ('claimed', 'sent') ORDER BY id"
-    async with db.conn.execute(sql) as cur:
-        return [_post(row) for row in await cur.fetchall()]
+    return [_post(row) for row in await db.fetch_all(sql)]
 
 
 async def recent_posts(db: Database, guild_id: int, limit: int = 5) -> list[DigestPost]:
     sql = f"SELECT {_POST_COLUMNS} FROM digest_posts WHERE guild_id = ? ORDER BY id DESC LIMIT ?"
-    async with db.conn.execute(sql, (guild_id, limit)) as cur:
-        return [_post(row) for row in await cur.fetchall()]
+    return [_post(row) for row in await db.fetch_all(sql, (guild_id, limit))]
 
 
 def _settings(row: Sequence[Any]) -> DigestSettings:

@@ -6,8 +6,7 @@ from paperbot.storage.db import Database
 
 
 async def get_meta(db: Database, key: str) -> str | None:
-    async with db.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)) as cursor:
-        row = await cursor.fetchone()
+    row = await db.fetch_one("SELECT value FROM meta WHERE key = ?", (key,))
     return str(row[0]) if row else None
 
 
@@ -23,8 +22,7 @@ async def set_meta(db: Database, key: str, value: str) -> None:
 async def meta_keys(db: Database, prefix: str) -> list[str]:
     """Keys starting with `prefix`, sorted."""
     sql = "SELECT key FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key"
-    async with db.conn.execute(sql, (len(prefix), prefix)) as cursor:
-        return [str(key) for (key,) in await cursor.fetchall()]
+    return [str(key) for (key,) in await db.fetch_all(sql, (len(prefix), prefix))]
 
 
 async def delete_meta(db: Database, key: str) -> None:

@@ -4,24 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from paperbot.core.corpus import LoadPlan
-from paperbot.core.models import Entry, Paper, PaperRecord, Source
+from paperbot.core.models import Entry, Paper, PaperRecord, Source, VenueCount
 from paperbot.storage.db import Database
 
 CORPUS_VERSION_KEY = "corpus_version"
 FINGERPRINT_PREFIX = "file_fingerprint:"
 _PAPER_COLUMNS = "id, title, venue, year, area, summaries, entries"
-
-
-@dataclass(frozen=True, slots=True)
-class VenueCount:
-    venue: str
-    year: int
-    papers: int
 
 
 async def records_touching(
@@ -40,8 +32,7 @@ async def records_touching(
         "  WHERE json_extract(e.value, '$.file') IN (SELECT value FROM json_each(?2)))"
     )
     params = (json.dumps(list(keys), ensure_ascii=False), json.dumps(list(files)))
-    async with db.conn.execute(sql, params) as cur:
-        rows = await cur.fetchall()
+    rows = await db.fetch_all(sql, params)
     return {
         key: PaperRecord(key, title, venue, year, area, _decode_entries(entries))
         for key, title, venue, year, area, entries in rows
@@ -54,8 +45,7 @@ async def file_contents(db: Database, files: Collection[str]) -> tuple[int, set[
         "SELECT p.key FROM papers AS p, json_each(p.entries) AS e"
         " WHERE json_extract(e.value, '$.file') IN (SELECT value FROM json_each(?))"
     )
-    async with db.conn.execute(sql, (json.dumps(list(files)),)) as cur:
-        keys = [key for (key,) in await cur.fetchall()]
+    keys = [key for (key,) in await db.fetch_all(sql, (json.dumps(list(files)),))]
     return len(keys), set(keys)
 
 
@@ -63,8 +53,7 @@ async def file_fingerprints(db: Database) -> dict[str, str]:
     """Fingerprints of the corpus files as last loaded, by file name."""
     sql = "SELECT substr(key, ?), value FROM meta WHERE key LIKE ? || '%'"
     prefix = FINGERPRINT_PREFIX
-    async with db.conn.execute(sql, (len(prefix) + 1, prefix)) as cur:
-        return {name: value for name, value in await cur.fetchall()}
+    return {name: value for name, value in await db.fetch_all(sql, (len(prefix) + 1, prefix))}
 
 
 async def apply_load(
@@ -104,10 +93,7 @@ async def apply_load(
 
 async def corpus_version(db: Database) -> int:
     """A number that changes whenever any paper is added, changed or removed."""
-    async with db.conn.execute(
-        "SELECT value FROM meta WHERE key = ?", (CORPUS_VERSION_KEY,)
-    ) as cur:
-        row = await cur.fetchone()
+    row = await db.fetch_one("SELECT value FROM meta WHERE key = ?", (CORPUS_VERSION_KEY,))
     return int(row[0]) if row else 0
 
 
@@ -117,8 +103,7 @@ async def list_papers(
     """Papers in id order, optionally for one venue (case-insensitive) and/or year."""
     sql = f"SELECT {_PAPER_COLUMNS} FROM papers WHERE (?1 IS NULL OR venue = ?1 COLLATE NOCASE)"
     sql += " AND (?2 IS NULL OR year = ?2) ORDER BY id"
-    async with db.conn.execute(sql, (venue, year)) as cur:
-        return [_paper(row) for row in await cur.fetchall()]
+    return [_paper(row) for row in await db.fetch_all(sql, (venue, year))]
 
 
 async def get_papers(db: Database, ids: Sequence[int]) -> list[Paper]:
@@ -127,22 +112,19 @@ async def get_papers(db: Database, ids: Sequence[int]) -> list[Paper]:
         return []
     # One round trip for the whole batch: json_each binds the list as one parameter.
     sql = f"SELECT {_PAPER_COLUMNS} FROM papers WHERE id IN (SELECT value FROM json_each(?))"
-    async with db.conn.execute(sql, (json.dumps(list(ids)),)) as cur:
-        found = {row[0]: _paper(row) for row in await cur.fetchall()}
+    found = {row[0]: _paper(row) for row in await db.fetch_all(sql, (json.dumps(list(ids)),))}
     return [found[i] for i in ids if i in found]
 
 
 async def paper_count(db: Database) -> int:
-    async with db.conn.execute("SELECT count(*) FROM papers") as cur:
-        row = await cur.fetchone()
+    row = await db.fetch_one("SELECT count(*) FROM papers")
     return int(row[0]) if row else 0
 
 
 async def venues(db: Database) -> list[VenueCount]:
     """Loaded venues and years with their paper counts, newest year first."""
     sql = "SELECT venue, year, count(*) FROM papers GROUP BY venue, year ORDER BY year DESC, venue"
-    async with db.conn.execute(sql) as cur:
-        return [VenueCount(v, y, n) for v, y, n in await cur.fetchall()]
+    return [VenueCount(v, y, n) for v, y, n in await db.fetch_all(sql)]
 
 
 def _row(record: PaperRecord) -> tuple[Any, ...]:

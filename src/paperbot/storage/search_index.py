@@ -8,14 +8,16 @@ reader can tell whether it is still current without unpickling anything.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from paperbot.storage.db import Database
+from paperbot.core.models import PaperColumns
+from paperbot.storage.db import Database, storage_error
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +78,7 @@ async def save_index(
 async def stored_version(db: Database) -> tuple[int, int] | None:
     """(corpus_version, format) of the stored index, or None when there is
     none or its rows disagree (a half-written index is treated as absent)."""
-    async with db.conn.execute("SELECT DISTINCT corpus_version, format FROM search_index") as cur:
-        rows = list(await cur.fetchall())
+    rows = list(await db.fetch_all("SELECT DISTINCT corpus_version, format FROM search_index"))
     if len(rows) != 1:
         return None
     return int(rows[0][0]), int(rows[0][1])
@@ -91,8 +92,7 @@ async def load_index(db: Database) -> StoredIndex | None:
     version = await stored_version(db)
     if version is None:
         return None
-    async with db.conn.execute("SELECT name, dtype, shape FROM search_index") as cur:
-        meta = list(await cur.fetchall())
+    meta = list(await db.fetch_all("SELECT name, dtype, shape FROM search_index"))
     layout: dict[str, list[tuple[int, str, str, list[int]]]] = {}
     for row_name, dtype, shape in meta:
         base, _, number = str(row_name).partition(_PART_SEP)
@@ -108,10 +108,7 @@ async def load_index(db: Database) -> StoredIndex | None:
         flat = out.reshape(-1)
         at = 0
         for _, row_name, part_dtype, _ in parts:
-            async with db.conn.execute(
-                "SELECT data FROM search_index WHERE name = ?", (row_name,)
-            ) as cur:
-                row = await cur.fetchone()
+            row = await db.fetch_one("SELECT data FROM search_index WHERE name = ?", (row_name,))
             if row is None or np.dtype(part_dtype) != dtype:
                 return None  # changed under us: treat as absent
             piece = np.frombuffer(row[0], dtype=dtype)
@@ -131,28 +128,22 @@ async def clear_index(db: Database) -> None:
         await conn.execute("DELETE FROM search_index")
 
 
-@dataclass(slots=True)
-class PaperColumns:
-    """What the index builder reads, column-wise (no Paper objects)."""
-
-    ids: list[int] = field(default_factory=list)
-    titles: list[str] = field(default_factory=list)
-    venues: list[str] = field(default_factory=list)
-    years: list[int] = field(default_factory=list)
-    summaries: list[str] = field(default_factory=list)
-
-
 async def paper_columns(db: Database, batch: int = 5000) -> PaperColumns:
     """Every paper in id order, summaries joined as `Paper.summary` joins them."""
     columns = PaperColumns()
-    async with db.conn.execute(
-        "SELECT id, title, venue, year, summaries FROM papers ORDER BY id"
-    ) as cur:
-        while rows := await cur.fetchmany(batch):
-            for pid, title, venue, year, summaries in rows:
-                columns.ids.append(int(pid))
-                columns.titles.append(str(title))
-                columns.venues.append(str(venue))
-                columns.years.append(int(year))
-                columns.summaries.append("\n\n".join(json.loads(summaries)))
+    # Not `fetch_all`: batches keep the raw rows of a large corpus from all
+    # being held at once beside the columns.
+    try:
+        async with db.conn.execute(
+            "SELECT id, title, venue, year, summaries FROM papers ORDER BY id"
+        ) as cur:
+            while rows := await cur.fetchmany(batch):
+                for pid, title, venue, year, summaries in rows:
+                    columns.ids.append(int(pid))
+                    columns.titles.append(str(title))
+                    columns.venues.append(str(venue))
+                    columns.years.append(int(year))
+                    columns.summaries.append("\n\n".join(json.loads(summaries)))
+    except sqlite3.Error as exc:
+        raise storage_error(exc) from exc
     return columns

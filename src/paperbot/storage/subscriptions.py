@@ -8,44 +8,16 @@ crosses servers unless the caller asks for every server (the operator CLI).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from paperbot.core.models import Subscription, TopicCount, TopicSubscribers
+from paperbot.core.models import SubscriptionKind as Kind
 from paperbot.storage.db import Database
 
-Kind = Literal["topic", "keyword"]
 AddOutcome = Literal["added", "exists", "limit"]
 
 _COLUMNS = "guild_id, user_id, kind, topic, label, created_at"
-
-
-@dataclass(frozen=True, slots=True)
-class Subscription:
-    guild_id: int
-    user_id: int
-    kind: Kind
-    topic: str
-    label: str
-    created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class TopicSubscribers:
-    """One topic followed in a server, with everyone who follows it there."""
-
-    kind: Kind
-    topic: str
-    label: str
-    user_ids: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class TopicCount:
-    kind: Kind
-    topic: str
-    label: str
-    subscribers: int
 
 
 async def add(
@@ -63,19 +35,14 @@ async def add(
     The check and the insert share one write transaction, so two concurrent
     subscribes cannot both slip under the limit.
     """
+    exists = (
+        "SELECT 1 FROM subscriptions WHERE guild_id = ? AND user_id = ? AND kind = ? AND topic = ?"
+    )
+    count = "SELECT count(*) FROM subscriptions WHERE guild_id = ? AND user_id = ?"
     async with db.transaction() as conn:
-        async with conn.execute(
-            "SELECT 1 FROM subscriptions WHERE guild_id = ? AND user_id = ? AND kind = ?"
-            " AND topic = ?",
-            (guild_id, user_id, kind, topic),
-        ) as cur:
-            if await cur.fetchone() is not None:
-                return "exists"
-        async with conn.execute(
-            "SELECT count(*) FROM subscriptions WHERE guild_id = ? AND user_id = ?",
-            (guild_id, user_id),
-        ) as cur:
-            row = await cur.fetchone()
+        if await db.fetch_one(exists, (guild_id, user_id, kind, topic)) is not None:
+            return "exists"
+        row = await db.fetch_one(count, (guild_id, user_id))
         if row is not None and int(row[0]) >= limit:
             return "limit"
         await conn.execute(
@@ -101,14 +68,12 @@ async def remove(db: Database, guild_id: int, user_id: int, kind: Kind, topic: s
 async def user_subscriptions(db: Database, guild_id: int, user_id: int) -> list[Subscription]:
     """One user's subscriptions in one server, oldest first."""
     sql = f"SELECT {_COLUMNS} FROM subscriptions WHERE guild_id = ? AND user_id = ? ORDER BY id"
-    async with db.conn.execute(sql, (guild_id, user_id)) as cur:
-        return [_subscription(row) for row in await cur.fetchall()]
+    return [_subscription(row) for row in await db.fetch_all(sql, (guild_id, user_id))]
 
 
 async def count_user(db: Database, guild_id: int, user_id: int) -> int:
     sql = "SELECT count(*) FROM subscriptions WHERE guild_id = ? AND user_id = ?"
-    async with db.conn.execute(sql, (guild_id, user_id)) as cur:
-        row = await cur.fetchone()
+    row = await db.fetch_one(sql, (guild_id, user_id))
     return int(row[0]) if row else 0
 
 
@@ -120,9 +85,8 @@ async def guild_topics(db: Database, guild_id: int) -> list[TopicSubscribers]:
     """
     sql = "SELECT kind, topic, label, user_id FROM subscriptions WHERE guild_id = ? ORDER BY id"
     groups: dict[tuple[str, str], tuple[str, list[int]]] = {}
-    async with db.conn.execute(sql, (guild_id,)) as cur:
-        for kind, topic, label, user_id in await cur.fetchall():
-            groups.setdefault((kind, topic), (label, []))[1].append(int(user_id))
+    for kind, topic, label, user_id in await db.fetch_all(sql, (guild_id,)):
+        groups.setdefault((kind, topic), (label, []))[1].append(int(user_id))
     return [
         TopicSubscribers(_kind(kind), topic, label, tuple(sorted(users)))
         for (kind, topic), (label, users) in groups.items()
@@ -131,8 +95,10 @@ async def guild_topics(db: Database, guild_id: int) -> list[TopicSubscribers]:
 
 async def subscribed_guilds(db: Database) -> list[int]:
     """Servers with at least one subscription."""
-    async with db.conn.execute("SELECT DISTINCT guild_id FROM subscriptions ORDER BY 1") as cur:
-        return [int(row[0]) for row in await cur.fetchall()]
+    return [
+        int(row[0])
+        for row in await db.fetch_all("SELECT DISTINCT guild_id FROM subscriptions ORDER BY 1")
+    ]
 
 
 async def topic_counts(db: Database, guild_id: int | None = None) -> list[TopicCount]:
@@ -142,8 +108,10 @@ async def topic_counts(db: Database, guild_id: int | None = None) -> list[TopicC
         " WHERE (?1 IS NULL OR guild_id = ?1) GROUP BY kind, topic"
         " ORDER BY count(*) DESC, kind, topic"
     )
-    async with db.conn.execute(sql, (guild_id,)) as cur:
-        return [TopicCount(_kind(k), t, lbl, int(n)) for k, t, lbl, n in await cur.fetchall()]
+    return [
+        TopicCount(_kind(k), t, lbl, int(n))
+        for k, t, lbl, n in await db.fetch_all(sql, (guild_id,))
+    ]
 
 
 async def list_subscriptions(
@@ -155,8 +123,7 @@ async def list_subscriptions(
         " WHERE (?1 IS NULL OR guild_id = ?1) AND (?2 IS NULL OR user_id = ?2)"
         " ORDER BY guild_id, user_id, id"
     )
-    async with db.conn.execute(sql, (guild_id, user_id)) as cur:
-        return [_subscription(row) for row in await cur.fetchall()]
+    return [_subscription(row) for row in await db.fetch_all(sql, (guild_id, user_id))]
 
 
 def _subscription(row: Sequence[Any]) -> Subscription:

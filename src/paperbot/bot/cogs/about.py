@@ -15,9 +15,8 @@ from discord.ext import commands
 from paperbot import __version__
 from paperbot.bot.embeds import message_kwargs
 from paperbot.clock import utc_now
+from paperbot.core.models import VenueCount
 from paperbot.core.render import EmbedData, EmbedField, MessageData, trim
-from paperbot.storage import papers
-from paperbot.storage.papers import VenueCount
 
 if TYPE_CHECKING:
     from paperbot.bot.client import PaperBot
@@ -135,10 +134,10 @@ class About(commands.Cog):
         self.bot = bot
 
     async def gather(self, guild_id: int | None, now: datetime) -> AboutInfo:
-        db = self.bot.app.db
+        corpus = self.bot.app.corpus
         return AboutInfo(
-            papers=await papers.paper_count(db),
-            venues=tuple(await papers.venues(db)),
+            papers=await corpus.paper_count(),
+            venues=tuple(await corpus.venues()),
             topics=len(self.bot.app.topics.vocabulary),
             digest=await self._digest(guild_id, now) if guild_id else None,
             in_guild=guild_id is not None,

@@ -26,7 +26,6 @@ from paperbot.core import search_render as render
 from paperbot.core.query import parse_query
 from paperbot.core.search_render import ResultItem, Translate
 from paperbot.services.search import SearchHit
-from paperbot.storage import papers
 
 if TYPE_CHECKING:
     from paperbot.bot.client import PaperBot
@@ -157,7 +156,7 @@ class Search(commands.Cog):
         self, interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
         counts: dict[str, int] = {}
-        for row in await papers.venues(self.bot.app.db):
+        for row in await self.bot.app.corpus.venues():
             counts[row.venue] = counts.get(row.venue, 0) + row.papers
         typed = current.strip().casefold()
         template = localize(interaction, VENUE_CHOICE, venue="{venue}", count="{count}")

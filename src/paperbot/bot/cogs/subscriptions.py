@@ -38,7 +38,6 @@ from paperbot.services.subscriptions import (
     SubscriptionLimitError,
     Unsubscribed,
 )
-from paperbot.storage import papers
 
 if TYPE_CHECKING:
     from paperbot.bot.client import PaperBot
@@ -242,7 +241,7 @@ class Subscriptions(commands.Cog):
         ids = found.ids[:EXAMPLES_SHOWN].tolist()
         return [
             Example(p.title, topics.explain(result.topic, p))
-            for p in await papers.get_papers(self.bot.app.db, ids)
+            for p in await self.bot.app.corpus.get_papers(ids)
         ]
 
     @subscribe.autocomplete("topic")

@@ -1,0 +1,86 @@
+"""Topics: the bilingual vocabulary, resolving what users type, matching papers.
+
+Pure functions only. The vocabulary arrives as TOML text (the service reads
+the file); matching works on a `TopicCorpus` built once per corpus version.
+Every piece of text, vocabulary and paper alike, is reduced to one *key*
+form (`term_key`) before it is compared.
+
+Import from this package only; its modules are private:
+`_keys` (the key form), `_vocabulary` (`Topic`, `Vocabulary`, TOML parsing
+with line-numbered errors), `_input` (checking and resolving user text,
+autocomplete), `_corpus` (papers prepared for matching), `_matching` (batch
+matching with scores and explanations, coverage).
+"""
+
+from paperbot.core.topics._corpus import TopicCorpus, build_corpus
+from paperbot.core.topics._input import (
+    EMPTY_TOPIC,
+    NO_LETTERS,
+    TOPIC_TOO_LONG,
+    Choice,
+    TopicInputError,
+    check_topic_text,
+    clip,
+    resolve,
+    suggest,
+)
+from paperbot.core.topics._keys import term_key
+from paperbot.core.topics._matching import (
+    MAX_TOPIC_SCORE,
+    TOPIC_EXTRA_TERM_WEIGHT,
+    TOPIC_EXTRA_TERMS_COUNTED,
+    TOPIC_SUMMARY_WEIGHT,
+    TOPIC_TITLE_WEIGHT,
+    TYPO_MIN_LENGTH,
+    TYPO_QUALITY,
+    Coverage,
+    TopicMatches,
+    coverage,
+    explain,
+    is_typo_of,
+    match_topic,
+    score_paper,
+)
+from paperbot.core.topics._vocabulary import (
+    TOPIC_TEXT_MAX,
+    Topic,
+    TopicKind,
+    Vocabulary,
+    VocabularyError,
+    parse_vocabulary,
+)
+
+__all__ = [
+    "EMPTY_TOPIC",
+    "MAX_TOPIC_SCORE",
+    "NO_LETTERS",
+    "TOPIC_EXTRA_TERMS_COUNTED",
+    "TOPIC_EXTRA_TERM_WEIGHT",
+    "TOPIC_SUMMARY_WEIGHT",
+    "TOPIC_TEXT_MAX",
+    "TOPIC_TITLE_WEIGHT",
+    "TOPIC_TOO_LONG",
+    "TYPO_MIN_LENGTH",
+    "TYPO_QUALITY",
+    "Choice",
+    "Coverage",
+    "Topic",
+    "TopicCorpus",
+    "TopicInputError",
+    "TopicKind",
+    "TopicMatches",
+    "Vocabulary",
+    "VocabularyError",
+    "build_corpus",
+    "check_topic_text",
+    "clip",
+    "coverage",
+    "explain",
+    "is_typo_of",
+    "match_topic",
+    "parse_vocabulary",
+    "resolve",
+    "score_paper",
+    "suggest",
+    "term_key",
+]

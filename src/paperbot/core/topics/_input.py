@@ -1,0 +1,189 @@
+"""What users type: checking topic text, resolving it, autocomplete choices."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA
+
+from paperbot.core import limits
+from paperbot.core.text import collapse_whitespace, has_cjk, normalize, strip_invisible
+from paperbot.core.topics._keys import term_key
+from paperbot.core.topics._vocabulary import TOPIC_TEXT_MAX, Topic, Vocabulary
+
+EMPTY_TOPIC = "Type a topic, for example “scaling laws” or “缩放定律”."
+TOPIC_TOO_LONG = "A topic can be at most {limit} characters; yours has {length}."
+NO_LETTERS = "A topic needs at least one letter or Chinese character."
+
+
+class TopicInputError(ValueError):
+    """The text cannot be a topic. `str()` is the English message; `template`
+    and `values` let the bot show it in the user's language."""
+
+    def __init__(self, template: str, **values: object) -> None:
+        super().__init__(template.format(**values))
+        self.template = template
+        self.values = values
+
+
+def check_topic_text(text: str) -> str:
+    """The text, trimmed, or `TopicInputError` when it cannot be a topic."""
+    cleaned = collapse_whitespace(strip_invisible(text))
+    if not cleaned:
+        raise TopicInputError(EMPTY_TOPIC)
+    if len(cleaned) > TOPIC_TEXT_MAX:
+        raise TopicInputError(TOPIC_TOO_LONG, limit=TOPIC_TEXT_MAX, length=len(cleaned))
+    if not any(ch.isalpha() for ch in cleaned) or not term_key(cleaned):
+        raise TopicInputError(NO_LETTERS)
+    return cleaned
+
+
+# --------------------------------------------------------------------------
+# Resolution
+
+
+def resolve(text: str, vocabulary: Vocabulary) -> Topic:
+    """What the user means: a topic by id, name or alias, a close misspelling
+    of one, else a free keyword. Raises `TopicInputError` for unusable text."""
+    cleaned = check_topic_text(text)
+    exact = vocabulary.get(cleaned) or vocabulary.lookup(cleaned)
+    if exact is not None:
+        return exact
+    fuzzy = _closest_term(term_key(cleaned), vocabulary)
+    return fuzzy if fuzzy is not None else Topic.keyword(cleaned)
+
+
+def _fuzzy_budget(key: str) -> int:
+    """Edits allowed between a typed key and a term key of the vocabulary."""
+    if len(key) >= 9:
+        return 2
+    return 1 if len(key) >= 5 else 0
+
+
+def _closest_term(key: str, vocabulary: Vocabulary) -> Topic | None:
+    budget = _fuzzy_budget(key)
+    if budget == 0:
+        return None
+    keys = list(vocabulary.term_keys)
+    found = process.extractOne(key, keys, scorer=OSA.distance, score_cutoff=budget)
+    if found is None:
+        return None
+    # Short vocabulary terms (`dpo`, `moe`) must not swallow longer typed words.
+    if _fuzzy_budget(found[0]) == 0:
+        return None
+    return vocabulary.term_keys[found[0]]
+
+
+# --------------------------------------------------------------------------
+# Autocomplete
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One autocomplete choice: `name` is shown, `value` comes back."""
+
+    name: str
+    value: str
+
+
+def clip(text: str, limit: int = limits.CHOICE_NAME_MAX) -> str:
+    """Text cut to `limit` characters with an ellipsis when it is longer."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+_STRONG = 80.0
+"""Topic suggestions scoring at least this go before the keyword choice."""
+_FUZZY_CUTOFF = 75.0
+_FUZZY_MIN_QUERY = 4
+"""Shorter queries are ranked by prefix and substring only."""
+
+_Ranked = tuple[float, Topic, str | None]
+"""(score 0-100, topic, alias that matched if not a name)."""
+
+
+def suggest(
+    text: str, vocabulary: Vocabulary, limit: int = limits.AUTOCOMPLETE_CHOICES_MAX
+) -> list[Choice]:
+    """Autocomplete for /subscribe: topics best first, and the text itself as
+    a free keyword when it is not a vocabulary topic.
+
+    Empty text lists the vocabulary alphabetically. Every name and value is
+    1-100 characters; at most `limit` choices.
+    """
+    # Discord sends up to 6,000 characters; a topic is at most 100, and fuzzy
+    # ranking costs grow with the query's length.
+    query = normalize(text[: 4 * TOPIC_TEXT_MAX])[:TOPIC_TEXT_MAX]
+    if not query:
+        ranked = sorted(vocabulary.topics, key=lambda t: t.name.casefold())
+        return [_topic_choice(t, None) for t in ranked[:limit]]
+    scored = _rank_topics(query, vocabulary)
+    choices = [_topic_choice(topic, via) for _, topic, via in scored]
+    keyword = _keyword_choice(text, vocabulary)
+    if keyword is not None:
+        strong = sum(1 for score, _, _ in scored if score >= _STRONG)
+        choices.insert(min(strong, limit - 1), keyword)
+    return choices[:limit]
+
+
+def _rank_topics(query: str, vocabulary: Vocabulary) -> list[_Ranked]:
+    """Every topic with a term matching the query, by its best term, best first."""
+    best: dict[str, _Ranked] = {}
+    fuzzy = _fuzzy_scores(query, vocabulary)
+    for index, (surface, topic, term) in enumerate(vocabulary.surfaces):
+        score = _surface_score(query, surface)
+        if score is None:
+            score = fuzzy.get(index)
+        if score is None:
+            continue
+        via = None if term in (topic.name, topic.zh) else term
+        if via is None:
+            score += 1.0  # on a tie, a canonical name reads better than an alias
+        current = best.get(topic.key)
+        if current is None or score > current[0]:
+            best[topic.key] = (score, topic, via)
+    return sorted(best.values(), key=lambda item: (-item[0], item[1].name.casefold()))
+
+
+def _fuzzy_scores(query: str, vocabulary: Vocabulary) -> dict[int, float]:
+    """Index into `vocabulary.surfaces` -> fuzzy score, for terms close to the query."""
+    if len(query) < _FUZZY_MIN_QUERY:
+        return {}
+    found = process.extract(
+        query,
+        [s for s, _, _ in vocabulary.surfaces],
+        scorer=fuzz.partial_ratio,
+        score_cutoff=_FUZZY_CUTOFF,
+        limit=None,
+    )
+    return {index: 0.95 * score for _, score, index in found}
+
+
+def _surface_score(query: str, surface: str) -> float | None:
+    if surface == query:
+        return 100.0
+    if surface.startswith(query):
+        return 95.0 - min(len(surface) - len(query), 10) * 0.2
+    if any(word.startswith(query) for word in re.split(r"[\s\-/]+", surface)):
+        return 90.0
+    if query in surface:
+        # Chinese has no spaces, so a CJK query inside a term is a real hit;
+        # Latin text inside a longer word (`lora` in `exploration`) is weak.
+        return 88.0 if has_cjk(query) else 70.0
+    return None
+
+
+def _topic_choice(topic: Topic, via: str | None) -> Choice:
+    name = topic.label if via is None else f"{topic.label} ({via})"
+    return Choice(clip(name), topic.key)
+
+
+def _keyword_choice(text: str, vocabulary: Vocabulary) -> Choice | None:
+    try:
+        topic = resolve(text, vocabulary)
+    except TopicInputError:
+        return None
+    if not topic.is_keyword:
+        return None
+    return Choice(clip(topic.label), topic.name)

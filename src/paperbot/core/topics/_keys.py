@@ -1,0 +1,43 @@
+"""Keys: the one matching form every topic term and every paper field is reduced to.
+
+`core.text.normalize` (NFKC, case-folded, traditional -> simplified), split
+into tokens (CJK runs and Latin words), Latin words light-stemmed with
+`fold_word`, joined by single spaces. In that form a Latin alias is a whole
+word sequence (`" rl "` is never found inside `" url "`), inflections meet
+(`scaling laws` finds `scaling law`), and a Chinese alias is a plain
+substring (Chinese has no spaces between words).
+"""
+
+from __future__ import annotations
+
+from paperbot.core.text import fold_word, is_cjk_run, normalize, tokens
+
+LATIN_LAST = "\u024f"
+"""The last Latin word character of `core.text.tokens`: Latin word characters
+all sit at or below it and CJK ones far above it (U+3400 on), so a token's
+first character tells a Latin word from a CJK run."""
+
+
+def term_key(text: str) -> str:
+    """The matching form of any text: normalised tokens, Latin words folded."""
+    return " ".join([t if is_cjk_token(t) else fold_word(t) for t in tokens(normalize(text))])
+
+
+def is_cjk_token(token: str) -> bool:
+    """For tokens of `core.text.tokens` (and their folds): a CJK run, not a Latin word.
+
+    The first character decides (see `LATIN_LAST`); much cheaper than a regex per token.
+    """
+    return token[0] > LATIN_LAST
+
+
+def needle(key: str) -> str:
+    """What to look for in a padded document key: Latin ends must be word ends."""
+    lead = "" if is_cjk_run(key[0]) else " "
+    trail = "" if is_cjk_run(key[-1]) else " "
+    return f"{lead}{key}{trail}"
+
+
+def document(text: str) -> str:
+    """A field's key padded with spaces so every Latin word has spaces around it."""
+    return f" {term_key(text)} "
