@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from paperbot.config import (
     BUNDLED_CORPUS,
+    BUNDLED_TOPICS,
     CorpusSettings,
     DatabaseSettings,
     Settings,
@@ -22,6 +24,26 @@ from paperbot.storage.db import Database
 
 FIXED_NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 REPO = Path(__file__).parents[1]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if (3, 12, 0) <= sys.version_info[:3] < (3, 12, 4):
+        # python/cpython#117995: these versions call a numbered `?1` placeholder
+        # "named" and warn when it is bound from a sequence; 3.12.4 fixed it.
+        config.addinivalue_line(
+            "filterwarnings",
+            r"ignore:Binding \d+ \('\?\d+'\) is a named parameter:DeprecationWarning",
+        )
+
+
+@pytest.fixture(autouse=True)
+def user_folders(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's config and data folders (platformdirs) are empty ones in tmp:
+    no test reads the developer's paperbot.toml or writes into their home."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    return home
 
 
 @pytest.fixture
@@ -61,7 +83,7 @@ def settings_for(database: Path, **sections: Any) -> Settings:
     return Settings(
         database=DatabaseSettings(path=database),
         corpus=CorpusSettings(path=BUNDLED_CORPUS),
-        topics=TopicsSettings(path=REPO / "config" / "topics.toml"),
+        topics=TopicsSettings(path=BUNDLED_TOPICS),
         **sections,
     )
 

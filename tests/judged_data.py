@@ -50,7 +50,7 @@ class JudgedPaper:
 
 @dataclass(frozen=True, slots=True)
 class JudgedTopic:
-    id: str | None  # a config/topics.toml id for vocabulary topics, None for keywords
+    id: str | None  # a topics.toml (src/paperbot/data) id for vocabulary topics, None for keywords
     query: str
     kind: str
     relevant: tuple[JudgedPaper, ...]

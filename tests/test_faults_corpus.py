@@ -131,8 +131,7 @@ def test_a_big_junk_file_with_a_valid_header_is_skipped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config = tmp_path / "paperbot.toml"
-    repo_topics = Path(__file__).parents[1] / "config" / "topics.toml"
-    config.write_text(f"[corpus]\nmax_file_mb = 1\n[topics]\npath = '{repo_topics}'\n")
+    config.write_text("[corpus]\nmax_file_mb = 1\n")
     monkeypatch.setenv("PAPERBOT_CONFIG", str(config))
     page = tmp_path / "icml-2026.txt"
     junk = "\n".join(f"Junk {n} qq: 垃圾" for n in range(80_000))

@@ -103,9 +103,7 @@ def test_locked_database_in_the_cli_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "db.sqlite3"
     assert cli(str(path), "load")[0] == 0
     config = tmp_path / "paperbot.toml"
-    config.write_text(
-        f"[database]\nlock_wait_seconds = 1\n[topics]\npath = '{REPO / 'config' / 'topics.toml'}'\n"
-    )
+    config.write_text("[database]\nlock_wait_seconds = 1\n")
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:

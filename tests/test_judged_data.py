@@ -116,7 +116,9 @@ def test_topic_counts_and_kinds(topics: tuple[JudgedTopic, ...]) -> None:
 
 
 def test_vocabulary_topic_ids_exist_in_the_topic_config(topics: tuple[JudgedTopic, ...]) -> None:
-    config = tomllib.loads((REPO / "config" / "topics.toml").read_text(encoding="utf-8"))
+    config = tomllib.loads(
+        (REPO / "src" / "paperbot" / "data" / "topics.toml").read_text(encoding="utf-8")
+    )
     known_ids = {entry["id"] for entry in config["topic"]}
     ids = [t.id for t in topics if t.kind == "vocabulary"]
     assert set(ids) <= known_ids

@@ -22,7 +22,7 @@ from paperbot.storage import subscriptions as store
 from paperbot.storage.db import Database
 from tests.conftest import FIXED_NOW
 
-SHIPPED = Path(__file__).parents[1] / "config" / "topics.toml"
+SHIPPED = Path(__file__).parents[1] / "src" / "paperbot" / "data" / "topics.toml"
 GUILD_A, GUILD_B = 111, 222
 ALICE, BOB = 1001, 1002
 

@@ -28,7 +28,7 @@ from paperbot.core.topics import (
     term_key,
 )
 
-SHIPPED_VOCABULARY = Path(__file__).parents[1] / "config" / "topics.toml"
+SHIPPED_VOCABULARY = Path(__file__).parents[1] / "src" / "paperbot" / "data" / "topics.toml"
 
 SMALL = """
 [[topic]]

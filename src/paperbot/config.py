@@ -1,4 +1,8 @@
-"""Settings: `config/paperbot.toml`, overridden by environment variables.
+"""Settings: a TOML file, overridden by environment variables.
+
+The file is `$PAPERBOT_CONFIG`, else `config/paperbot.toml` in the working
+directory (a checkout), else `paperbot.toml` in the user's config folder
+(where `paperbot init` writes it); without one, built-in defaults.
 
 Every problem becomes one `ConfigError` naming the key, so the CLI can print
 a single clear line and exit 2 instead of a traceback.
@@ -14,6 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import platformdirs
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -25,8 +30,14 @@ from pydantic import (
 
 log = logging.getLogger(__name__)
 
+APP_NAME = "paperbot"
 DEFAULT_CONFIG = Path("config/paperbot.toml")
-BUNDLED_CORPUS = Path(__file__).parent / "data" / "corpus"
+CONFIG_FILE_NAME = "paperbot.toml"
+DATABASE_FILE_NAME = "paperbot.sqlite3"
+BUNDLED_DATA = Path(__file__).parent / "data"
+BUNDLED_CORPUS = BUNDLED_DATA / "corpus"
+BUNDLED_TOPICS = BUNDLED_DATA / "topics.toml"
+EXAMPLE_CONFIG = BUNDLED_DATA / "paperbot.example.toml"
 
 ENV_TOKEN = "DISCORD_TOKEN"
 ENV_DB = "PAPERBOT_DB"
@@ -64,6 +75,25 @@ def _timezone(name: str) -> str:
     return name
 
 
+def in_checkout(folder: Path) -> bool:
+    """`folder` is the root of a paperbot source checkout."""
+    return (folder / "pyproject.toml").is_file() and (folder / "src" / "paperbot").is_dir()
+
+
+def user_config_file() -> Path:
+    """Where `paperbot init` writes, and where the file is looked for last."""
+    return platformdirs.user_config_path(APP_NAME) / CONFIG_FILE_NAME
+
+
+def default_database() -> Path:
+    """`var/` of a checkout run from its root (developers keep their data
+    beside the code), else the user's data folder: never `./var` of
+    whatever folder an installed `paperbot` happens to run in."""
+    if in_checkout(Path.cwd()):
+        return Path("var") / DATABASE_FILE_NAME
+    return platformdirs.user_data_path(APP_NAME) / DATABASE_FILE_NAME
+
+
 ExistingDir = Annotated[Path, AfterValidator(_existing_dir)]
 ExistingFile = Annotated[Path, AfterValidator(_existing_file)]
 TimezoneName = Annotated[str, AfterValidator(_timezone)]
@@ -82,7 +112,8 @@ class _Section(BaseModel):
 
 
 class DatabaseSettings(_Section):
-    path: Path = Path("var/paperbot.sqlite3")
+    # The search index is stored in this database too.
+    path: Path = Field(default_factory=default_database)
     # How long a write waits (retrying with backoff) for a lock another process holds.
     lock_wait_seconds: FiniteFloat = Field(default=30.0, ge=0, le=600)
 
@@ -100,7 +131,7 @@ class CorpusSettings(_Section):
 
 
 class TopicsSettings(_Section):
-    path: ExistingFile = Path("config/topics.toml")
+    path: ExistingFile = BUNDLED_TOPICS
 
 
 class SearchSettings(_Section):
@@ -124,7 +155,8 @@ class BotSettings(_Section):
 
 class Settings(_Section):
     config_path: Path | None = None
-    database: DatabaseSettings = DatabaseSettings()
+    # A factory: the database default depends on the working directory.
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
     corpus: CorpusSettings = CorpusSettings()
     topics: TopicsSettings = TopicsSettings()
     search: SearchSettings = SearchSettings()
@@ -152,7 +184,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
 def _config_path(env: Mapping[str, str]) -> tuple[Path, bool]:
     if env.get(ENV_CONFIG):
         return Path(env[ENV_CONFIG]), True
-    return DEFAULT_CONFIG, False
+    if DEFAULT_CONFIG.exists():
+        return DEFAULT_CONFIG, False
+    return user_config_file(), False
 
 
 def _read_toml(path: Path, *, explicit: bool) -> dict[str, Any]:

@@ -54,6 +54,7 @@ from paperbot.bot.client import PaperBot
 from paperbot.bot.runner import open_app
 from paperbot.config import (
     BUNDLED_CORPUS,
+    BUNDLED_TOPICS,
     BotSettings,
     CorpusSettings,
     DatabaseSettings,
@@ -108,7 +109,7 @@ def e2e_settings(tmp_path: Path, corpus_template: Path) -> Settings:
     return Settings(
         database=DatabaseSettings(path=database),
         corpus=CorpusSettings(path=BUNDLED_CORPUS),
-        topics=TopicsSettings(path=REPO / "config" / "topics.toml"),
+        topics=TopicsSettings(path=BUNDLED_TOPICS),
         bot=BotSettings(token=SecretStr(TOKEN), shutdown_grace_seconds=1.0),
     )
 

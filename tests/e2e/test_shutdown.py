@@ -29,7 +29,7 @@ def run_env(tmp_path: Path, corpus_template: Path) -> dict[str, str]:
     shutil.copyfile(corpus_template, database)
     config = tmp_path / "paperbot.toml"
     config.write_text(
-        f'[database]\npath = "{database}"\n[topics]\npath = "{REPO / "config" / "topics.toml"}"\n'
+        f'[database]\npath = "{database}"\n[topics]\npath = "{REPO / "src" / "paperbot" / "data" / "topics.toml"}"\n'
         '[bot]\nlog_level = "DEBUG"\nshutdown_grace_seconds = 2.0\n',
         encoding="utf-8",
     )

@@ -21,6 +21,7 @@ from typing import Any
 from paperbot.argtypes import positive_int
 from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.synthetic import synthetic_papers
+from paperbot.config import BUNDLED_TOPICS
 from paperbot.core.topics import (
     Topic,
     TopicCorpus,
@@ -31,7 +32,7 @@ from paperbot.core.topics import (
     suggest,
 )
 
-DEFAULT_VOCABULARY = Path("config/topics.toml")
+DEFAULT_VOCABULARY = BUNDLED_TOPICS
 SAMPLE_INPUTS = ("scal", "缩放", "speculativ", "kv cache", "GaLore", "對齊", "", "quantisation")
 
 

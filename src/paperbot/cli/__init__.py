@@ -15,9 +15,10 @@ from collections.abc import Sequence
 
 from paperbot import __version__
 from paperbot.cli.common import EXIT_USAGE, Handler, fail
-from paperbot.config import ConfigError, load_settings
+from paperbot.config import ConfigError, Settings, load_settings
 
 COMMANDS = (
+    "init",
     "load",
     "list_papers",
     "search",
@@ -46,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        settings = load_settings()
+        settings = load_settings() if getattr(args, "needs_settings", True) else Settings()
     except ConfigError as exc:
         return fail(f"configuration error: {exc}", EXIT_USAGE)
     # Jobs talk through their own output; logs only say what went wrong

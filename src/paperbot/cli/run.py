@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
+from importlib import metadata
 from typing import Any
 
 from paperbot.cli.common import EXIT_CANNOT_OPEN, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail
@@ -21,6 +23,11 @@ REJECTED = (
     "the Developer Portal -> your app -> Bot"
 )
 
+# The exactly-once digest re-sends after a crash with the same nonce and relies
+# on Discord's `enforce_nonce`, which discord.py sends from 2.7.1 on (as
+# pyproject.toml requires; an older one may still be installed by hand).
+MIN_DISCORD = (2, 7, 1)
+
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
@@ -29,7 +36,29 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def discord_problem() -> str | None:
+    """Why the installed discord.py can't run the bot, or None. Read from the
+    package metadata: an old discord.py may not even import (audioop, 3.13)."""
+    wanted = ".".join(map(str, MIN_DISCORD))
+    try:
+        installed = metadata.version("discord.py")
+    except metadata.PackageNotFoundError:
+        return f"discord.py is not installed; pip install 'discord.py>={wanted},<3'"
+    release = re.match(r"\d+(?:\.\d+)*", installed)
+    numbers = tuple(int(part) for part in release.group().split(".")) if release else ()
+    if numbers < MIN_DISCORD:
+        return (
+            f"discord.py {installed} is too old: {wanted} or newer is needed to send "
+            f"enforce_nonce, which keeps the daily digest from posting twice; "
+            f"pip install -U 'discord.py>={wanted},<3'"
+        )
+    return None
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    problem = discord_problem()
+    if problem:
+        return fail(problem, EXIT_USAGE)
     secret = token(settings)
     if not secret:
         return fail(NO_TOKEN, EXIT_USAGE)

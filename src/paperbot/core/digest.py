@@ -90,7 +90,8 @@ def _fill_order(
     ids: IntArray, years: NDArray[np.int32], venues: NDArray[np.int32]
 ) -> NDArray[np.intp]:
     """Positions by newest year, then venue, then id (dealt in turns at fill time)."""
-    return np.lexsort((ids, venues, -years)).astype(np.intp)
+    order: NDArray[np.intp] = np.lexsort((ids, venues, -years))  # Any before numpy 2.4
+    return order
 
 
 def _group_ranks(years: NDArray[np.int32], venues: NDArray[np.int32]) -> IntArray:
@@ -98,7 +99,7 @@ def _group_ranks(years: NDArray[np.int32], venues: NDArray[np.int32]) -> IntArra
     n = len(years)
     starts = np.ones(n, dtype=bool)
     starts[1:] = (years[1:] != years[:-1]) | (venues[1:] != venues[:-1])
-    start_index = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
+    start_index: IntArray = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
     return (np.arange(n) - start_index).astype(np.int64)
 
 

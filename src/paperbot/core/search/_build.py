@@ -264,7 +264,8 @@ def _packed_chunk(texts: Sequence[str], start: int, chunk: int, doc_bits: int) -
     )
     packed.sort()
     # sort + neighbour compare: np.unique is many times slower here.
-    return packed[run_starts(packed)]
+    unique: NDArray[np.int64] = packed[run_starts(packed)]
+    return unique
 
 
 def _empty_field() -> FieldIndex:

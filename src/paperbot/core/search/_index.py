@@ -26,7 +26,8 @@ class FieldIndex:
         return at < len(self.common) and int(self.common[at]) == key
 
     def df(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
-        return self.indptr[positions + 1] - self.indptr[positions]
+        counts: NDArray[np.int64] = self.indptr[positions + 1] - self.indptr[positions]
+        return counts
 
     def lookup(self, keys: NDArray[np.int64]) -> NDArray[np.int64]:
         """Vocabulary position of each key, or -1 when absent."""

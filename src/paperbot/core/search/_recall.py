@@ -196,9 +196,8 @@ def top_candidates(
     scores: NDArray[np.float64], k: int, mask: NDArray[np.bool_] | None = None
 ) -> NDArray[np.int64]:
     """Positions of the k best non-zero scores (unordered)."""
-    nz = _above_sample_threshold(scores, k) if mask is None else None
-    if nz is None:
-        nz = np.flatnonzero(scores)
+    sampled = _above_sample_threshold(scores, k) if mask is None else None
+    nz: NDArray[np.int64] = np.flatnonzero(scores) if sampled is None else sampled
     if mask is not None:
         nz = nz[mask[nz]]
     if len(nz) > k:

@@ -101,7 +101,7 @@ def _postings(keys: npt.NDArray[np.integer[Any]], docs: PosArray) -> dict[int, P
         return {}
     # A stable sort by key keeps each key's documents in their ascending order;
     # numpy sorts 16-bit keys (most CJK characters, small vocabularies) by radix.
-    narrow = keys.astype(np.uint16) if int(keys.max()) < 1 << 16 else keys
+    narrow = keys.astype(np.uint16) if int(np.max(keys)) < 1 << 16 else keys
     order = np.argsort(narrow, kind="stable")
     keys, docs = keys[order], docs[order]
     bounds = np.flatnonzero(np.diff(keys)) + 1
