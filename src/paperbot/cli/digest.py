@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from typing import Any
 
 from paperbot.cli.common import EXIT_OK, EXIT_USAGE, fail, print_json, with_app
@@ -13,10 +12,8 @@ from paperbot.core.digest import TopicDemand, plan_json
 from paperbot.core.render import trim
 from paperbot.core.topics import TopicInputError
 from paperbot.services.app import App
-from paperbot.services.digest import Preview, scaled
+from paperbot.services.digest import Preview, reader_demands
 
-# Stands for "you" when --topics previews for a made-up subscriber.
-CLI_SUBSCRIBER = 0
 SUMMARY_SHOWN = 160
 
 
@@ -57,7 +54,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         demands: list[TopicDemand] | None = None
         if args.topics is not None:
             try:
-                demands = await _topic_demands(app, args.topics.split(","))
+                demands = await reader_demands(app.topics, args.topics.split(","))
             except TopicInputError as exc:
                 return fail(str(exc), EXIT_USAGE)
         preview = await app.digest.preview(args.guild, utc_now(), count=args.count, demands=demands)
@@ -71,20 +68,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return EXIT_OK
 
     return with_app(settings, job)
-
-
-async def _topic_demands(app: App, texts: Sequence[str]) -> list[TopicDemand]:
-    demands = []
-    for text in (t.strip() for t in texts):
-        if not text:
-            continue
-        topic = app.topics.resolve(text)
-        found = await app.topics.matches(topic)
-        demand = TopicDemand(topic.label, (CLI_SUBSCRIBER,), found.ids, found.scores)
-        demands.append(scaled(demand))
-    if not demands:
-        raise TopicInputError("--topics needs at least one topic, e.g. --topics 'RLHF, MoE'")
-    return demands
 
 
 def _print(preview: Preview) -> None:
