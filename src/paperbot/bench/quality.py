@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -149,6 +150,8 @@ async def _topic_row(
     return {
         "query": judged.query,
         "kind": judged.kind,
+        "id": judged.id,
+        # What the bot reads the text as (a keyword may be a vocabulary alias).
         "resolved": f"{topic.kind}:{topic.key}",
         "relevant": len(relevant),
         "matches": {"bot": len(matched), "baseline": len(naive_matched)},
@@ -271,7 +274,19 @@ def render(result: Mapping[str, Any]) -> str:
     for kind, figures in [*search["by_kind"].items(), ("all queries", search["overall"])]:
         cells = [str(figures["queries"]), *(_cell(figures[m]) for m in SEARCH_METRICS)]
         lines.append(_row(kind, cells, width=22))
+    lines += _resolution_notes(topics["per_topic"])
     return "\n".join(lines)
+
+
+def _resolution_notes(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Judged topics the bot reads differently than the judges named them."""
+    notes = []
+    for row in rows:
+        judged = f"topic:{row['id']}" if row["id"] else f"keyword:{row['query']}"
+        is_keyword = row["resolved"].startswith("keyword:")
+        if row["resolved"] != judged and not (row["id"] is None and is_keyword):
+            notes.append(f"note: {row['query']!r} ({row['kind']}) is read as {row['resolved']}")
+    return ["", *notes] if notes else []
 
 
 def _cell(pair: Pair) -> str:
@@ -279,4 +294,6 @@ def _cell(pair: Pair) -> str:
 
 
 def _row(label: str, cells: Sequence[str], *, width: int) -> str:
-    return f"{label:<{width}}" + "".join(f"{cell:>13}" for cell in cells)
+    # Chinese characters take two columns in a terminal.
+    wide = sum(unicodedata.east_asian_width(ch) in "WF" for ch in label)
+    return label + " " * max(1, width - len(label) - wide) + "".join(f"{c:>13}" for c in cells)
