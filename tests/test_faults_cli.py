@@ -77,7 +77,7 @@ def test_preview_with_topics_that_match_nothing_says_so(
     run_cli(capsys, "load")
     code, _out, err = run_cli(capsys, "digest", "preview", "--topics", "RLHF, qwxzzyv")
     assert code == 1
-    assert "'qwxzzyv' matches no paper" in err
+    assert "qwxzzyv" in err and "matches no paper" in err
     assert "RLHF" not in err
 
 

@@ -13,11 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from paperbot.core.text import title_key
-from paperbot.storage.db import Database
-from paperbot.storage.papers import list_papers
-from tests.conftest import REPO
-from tests.judged_data import (
+from paperbot.bench.judged import (
     QUERY_KINDS,
     TOPIC_KINDS,
     JudgedDataError,
@@ -27,6 +23,10 @@ from tests.judged_data import (
     load_judged_topics,
     shipped_titles,
 )
+from paperbot.core.text import title_key
+from paperbot.storage.db import Database
+from paperbot.storage.papers import list_papers
+from tests.conftest import REPO
 
 MIN_TOPICS = 20
 MIN_VOCABULARY_TOPICS = 14

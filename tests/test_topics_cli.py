@@ -100,3 +100,79 @@ def test_subscriptions_rejects_a_bad_id(capsys: pytest.CaptureFixture[str]) -> N
     with pytest.raises(SystemExit) as exited:
         main(["subscriptions", "--guild", "abc"])
     assert exited.value.code == 2
+
+
+def test_topics_match_lists_the_digest_matches_with_reasons(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["load"])
+    capsys.readouterr()
+    assert main(["topics", "match", "scaling laws", "--limit", "3", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["kind"], report["key"], report["zh"]) == ("topic", "scaling-laws", "缩放定律")
+    assert len(report["papers"]) == 3 < report["matches"]
+    scores = [p["score"] for p in report["papers"]]
+    assert scores == sorted(scores, reverse=True)
+    assert all(p["reasons"] and p["id"] > 0 and p["title"] for p in report["papers"])
+
+
+async def _digest_matches(text: str) -> tuple[list[int], list[float]]:
+    """What the digest picks from for this text (the service it calls)."""
+    app = await App.open(load_settings())
+    try:
+        found = await app.topics.matches(app.topics.resolve(text))
+        return [int(i) for i in found.ids], [round(float(s), 4) for s in found.scores]
+    finally:
+        await app.close()
+
+
+@pytest.mark.parametrize("text", ["Chinchilla", "低秩", "DPO"])
+def test_topics_match_agrees_with_what_the_digest_picks_from(
+    capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    main(["load"])
+    capsys.readouterr()
+    assert main(["topics", "match", text, "--limit", "1000", "--json"]) == 0
+    papers = json.loads(capsys.readouterr().out)["papers"]
+    ids, scores = asyncio.run(_digest_matches(text))
+    assert [p["id"] for p in papers] == ids
+    assert [p["score"] for p in papers] == scores
+
+
+def test_topics_match_table_for_a_keyword(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["load"])
+    capsys.readouterr()
+    assert main(["topics", "match", "低秩", "--limit", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "“低秩” (keyword · 关键词) [keyword 低秩]"
+    assert "summary: 低秩" in out
+    assert "papers match (showing 2)" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "message"),
+    [
+        (["topics", "match", "zzqqxx"], 1, "no paper matches “zzqqxx”"),
+        (["topics", "match", "   "], 2, "Type a topic"),
+        (["topics", "match", "!!!"], 2, "at least one letter"),
+    ],
+)
+def test_topics_match_exit_codes(
+    capsys: pytest.CaptureFixture[str], argv: list[str], code: int, message: str
+) -> None:
+    main(["load"])
+    capsys.readouterr()
+    assert main(argv) == code
+    err = capsys.readouterr().err
+    assert err.startswith("paperbot: ") and message in err and "Traceback" not in err
+
+
+def test_topics_match_on_an_empty_database(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["topics", "match", "scaling laws"]) == 1
+    assert "no papers loaded" in capsys.readouterr().err
+
+
+def test_topics_match_refuses_a_bad_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["topics", "match", "DPO", "--limit", "0"])
+    assert exited.value.code == 2

@@ -2,7 +2,8 @@
 
 Each benchmark lives in `paperbot.bench.NAME` with `add_arguments(parser)`
 and `run(args) -> dict` (an async function). The CLI prints the dict as a
-table, or as one JSON object with `--json`.
+table (the module's own `render(result) -> str` when it has one), or as one
+JSON object with `--json`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ BENCHMARKS = {
     "digest": "paperbot.bench.digest",
     "topics": "paperbot.bench.topics",
     "search": "paperbot.bench.search",
+    "quality": "paperbot.bench.quality",
 }
 
 
@@ -40,8 +42,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         result: dict[str, Any] = asyncio.run(args.bench_module.run(args))
     except BenchmarkRefused as exc:
         return fail(f"bench {args.benchmark}: {exc}", EXIT_USAGE)
+    render = getattr(args.bench_module, "render", None)
     if args.json:
         print_json(result)
+    elif render is not None:
+        print(render(result))
     else:
         width = max(len(k) for k in result)
         for key, value in result.items():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from typing import Any
 
 from paperbot.argtypes import snowflake
@@ -14,10 +13,8 @@ from paperbot.core.digest import TopicDemand, plan_json
 from paperbot.core.render import trim
 from paperbot.core.topics import TopicInputError
 from paperbot.services.app import App
-from paperbot.services.digest import Preview, scaled
+from paperbot.services.digest import Preview, reader_demands
 
-# Stands for "you" when --topics previews for a made-up subscriber.
-CLI_SUBSCRIBER = 0
 SUMMARY_SHOWN = 160
 
 
@@ -59,7 +56,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         notes: list[str] = []
         if args.topics is not None:
             try:
-                demands, notes = await _topic_demands(app, args.topics.split(","))
+                demands = await reader_demands(app.topics, args.topics.split(","))
+                notes = [f"{d.topic} matches no paper" for d in demands if not len(d.ids)]
             except TopicInputError as exc:
                 return fail(str(exc), EXIT_USAGE)
         preview = await app.digest.preview(args.guild, utc_now(), count=args.count, demands=demands)
@@ -83,29 +81,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 async def _guild_is_known(app: App, guild_id: int, preview: Preview) -> bool:
     return preview.channel_id is not None or bool(await app.subscriptions.demands(guild_id))
-
-
-async def _topic_demands(app: App, texts: Sequence[str]) -> tuple[list[TopicDemand], list[str]]:
-    """One demand per distinct topic (synonyms resolve to one id first, so
-    `scaling laws,Chinchilla` is one topic with one cap), and a note for each
-    text that matches no paper."""
-    demands: dict[tuple[str, str], TopicDemand] = {}
-    notes = []
-    for text in (t.strip() for t in texts):
-        if not text:
-            continue
-        topic = app.topics.resolve(text)
-        if (topic.kind, topic.key) in demands:
-            continue
-        found = await app.topics.matches(topic)
-        if not len(found):
-            notes.append(f"{text!r} matches no paper")
-            continue
-        demand = TopicDemand(topic.label, (CLI_SUBSCRIBER,), found.ids, found.scores)
-        demands[(topic.kind, topic.key)] = scaled(demand)
-    if not demands and not notes:
-        raise TopicInputError("--topics needs at least one topic, e.g. --topics 'RLHF, MoE'")
-    return list(demands.values()), notes
 
 
 def _print(preview: Preview) -> None:

@@ -1,16 +1,21 @@
-"""`paperbot topics`: how the topic vocabulary covers the loaded papers."""
+"""`paperbot topics`: how the topic vocabulary covers the loaded papers, and
+`paperbot topics match TOPIC`: the papers the digest counts as matching one
+topic or keyword, with why."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from paperbot.cli.common import EXIT_OK, print_json, with_app
+from paperbot.argtypes import positive_int
+from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail, print_json, with_app
 from paperbot.config import Settings
-from paperbot.core.topics import Coverage
+from paperbot.core.models import Paper
+from paperbot.core.topics import Coverage, Topic, TopicInputError
 from paperbot.services.app import App
 
 UNMATCHED_SHOWN = 20
+MATCHES_SHOWN = 20
 
 
 def register(subparsers: Any) -> None:
@@ -19,6 +24,28 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
+    actions = parser.add_subparsers(dest="action", required=False, metavar="ACTION")
+    match = actions.add_parser(
+        "match",
+        help="the papers a topic or keyword matches, best first, with why",
+        description=(
+            "The papers the digest counts as matching TOPIC (a vocabulary topic or a free"
+            " keyword, as /subscribe takes it), best first, with score and reasons."
+        ),
+    )
+    match.add_argument("topic", help='a topic, alias or keyword, e.g. "scaling laws" or 低秩')
+    match.add_argument(
+        "--limit",
+        type=positive_int,
+        default=MATCHES_SHOWN,
+        help=f"matches to show (default {MATCHES_SHOWN})",
+    )
+    match.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: the topic, the match count and {id, title, score, reasons}",
+    )
+    match.set_defaults(handler=run_match)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -54,3 +81,50 @@ def coverage_json(report: Coverage) -> dict[str, Any]:
         ],
         "unmatched": list(report.unmatched_ids),
     }
+
+
+def run_match(args: argparse.Namespace, settings: Settings) -> int:
+    async def job(app: App) -> int:
+        try:
+            topic = app.topics.resolve(args.topic)
+        except TopicInputError as exc:
+            return fail(str(exc), EXIT_USAGE)
+        # The digest's own call: the same (ids, scores) it picks from.
+        found = await app.topics.matches(topic)
+        shown = await app.corpus.get_papers([int(i) for i in found.ids[: args.limit]])
+        scores = {int(i): float(s) for i, s in zip(found.ids, found.scores, strict=True)}
+        rows = [_match_json(app, topic, paper, scores[paper.id]) for paper in shown]
+        if args.json:
+            print_json({**_topic_json(topic), "matches": len(found), "papers": rows})
+        else:
+            _print_matches(topic, rows, len(found))
+        if not len(found):
+            loaded = await app.corpus.paper_count()
+            reason = f"no paper matches {topic.label}" if loaded else "no papers loaded"
+            return fail(reason, EXIT_PROBLEMS)
+        return EXIT_OK
+
+    return with_app(settings, job)
+
+
+def _topic_json(topic: Topic) -> dict[str, Any]:
+    return {"kind": topic.kind, "key": topic.key, "name": topic.name, "zh": topic.zh}
+
+
+def _match_json(app: App, topic: Topic, paper: Paper, score: float) -> dict[str, Any]:
+    return {
+        "id": paper.id,
+        "title": paper.title,
+        "score": round(score, 4),
+        "reasons": list(app.topics.explain(topic, paper)),
+    }
+
+
+def _print_matches(topic: Topic, rows: list[dict[str, Any]], total: int) -> None:
+    print(f"{topic.label} [{topic.kind} {topic.key}]")
+    for row in rows:
+        print(f"{row['score']:6.3f}  {row['id']:>6}  {row['title']}")
+        if row["reasons"]:
+            print(f"{'':16}{'; '.join(row['reasons'])}")
+    more = f" (showing {len(rows)})" if total > len(rows) else ""
+    print(f"{total} papers match{more}")

@@ -26,7 +26,7 @@ import asyncio
 import logging
 import secrets
 import zoneinfo
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from functools import cache
@@ -47,8 +47,9 @@ from paperbot.core.digest import (
 from paperbot.core.models import DigestPost, DigestSettings, Paper
 from paperbot.core.render import MessageData
 from paperbot.core.schedule import DailyTime, ScheduleError
-from paperbot.core.topics import MAX_TOPIC_SCORE
+from paperbot.core.topics import MAX_TOPIC_SCORE, TopicInputError
 from paperbot.services.subscriptions import SubscriptionService
+from paperbot.services.topics import TopicService
 from paperbot.storage import digests as store
 from paperbot.storage import papers
 from paperbot.storage.db import Database
@@ -118,6 +119,29 @@ def scaled(demand: TopicDemand) -> TopicDemand:
     return TopicDemand(
         demand.topic, demand.subscribers, demand.ids, demand.scores / MAX_TOPIC_SCORE
     )
+
+
+READER = 0
+"""Stands for the one made-up subscriber of `reader_demands`."""
+
+
+async def reader_demands(topics: TopicService, texts: Iterable[str]) -> list[TopicDemand]:
+    """The audience of one reader following `texts` (vocabulary topics or free
+    keywords, as /subscribe takes them), scaled for picking: what `digest
+    preview --topics` and `bench quality` pick for. Raises `TopicInputError`
+    for unusable text or when no text is left."""
+    demands: dict[tuple[str, str], TopicDemand] = {}
+    for text in (t.strip() for t in texts):
+        topic = topics.resolve(text) if text else None
+        # Synonyms resolve to one topic id first: "scaling laws,Chinchilla" is one topic.
+        if topic is None or (topic.kind, topic.key) in demands:
+            continue
+        found = await topics.matches(topic)
+        demand = TopicDemand(topic.label, (READER,), found.ids, found.scores)
+        demands[(topic.kind, topic.key)] = scaled(demand)
+    if not demands:
+        raise TopicInputError("--topics needs at least one topic, e.g. --topics 'RLHF, MoE'")
+    return list(demands.values())
 
 
 class DigestInputError(ValueError):

@@ -1,7 +1,8 @@
 """The judged relevance data of issue 10: topics and search queries with the
 papers a reader means, judged by reading the shipped corpus.
 
-The data lives in tests/data/judged/*.toml (see the README there). Papers are
+The data ships as package data in paperbot/data/judged/*.toml (see the README
+there), so `paperbot bench quality` runs from an installed wheel. Papers are
 named by their exact title, so the data survives row-id changes; loading checks
 every title against the shipped corpus (parsed here without a database).
 """
@@ -19,7 +20,7 @@ from paperbot.config import BUNDLED_CORPUS
 from paperbot.core.corpus import decode, merge_entries, parse_text
 from paperbot.core.models import Entry
 
-JUDGED_DIR = Path(__file__).parent / "data" / "judged"
+JUDGED_DIR = Path(__file__).parent.parent / "data" / "judged"
 TOPICS_FILE = JUDGED_DIR / "topics.toml"
 QUERIES_FILE = JUDGED_DIR / "queries.toml"
 
