@@ -74,17 +74,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _topic_demands(app: App, texts: Sequence[str]) -> list[TopicDemand]:
-    demands = []
-    for text in (t.strip() for t in texts):
-        if not text:
-            continue
-        topic = app.topics.resolve(text)
-        found = await app.topics.matches(topic)
-        demand = TopicDemand(topic.label, (CLI_SUBSCRIBER,), found.ids, found.scores)
-        demands.append(scaled(demand))
-    if not demands:
+    """One reader's demands; the service resolves the texts to topic ids and
+    merges synonyms, so "scaling laws, Chinchilla" is one topic."""
+    if not any(text.strip() for text in texts):
         raise TopicInputError("--topics needs at least one topic, e.g. --topics 'RLHF, MoE'")
-    return demands
+    found = await app.subscriptions.reader_demands(texts, CLI_SUBSCRIBER)
+    return [scaled(demand) for demand in found]
 
 
 def _print(preview: Preview) -> None:
@@ -98,7 +93,7 @@ def _print(preview: Preview) -> None:
         if paper is None:
             continue
         print(f"\n{number}. {paper.title}")
-        print(f"   {paper.venue} {paper.year} · id {paper.id} · {pick.reason}")
+        print(f"   {paper.venue} {paper.year} · id {paper.id} · {pick.kind}: {pick.reason}")
         if paper.summary:
             print(f"   {trim(paper.summary, SUMMARY_SHOWN)}")
     left = f"{plan.remaining} unposted papers left"

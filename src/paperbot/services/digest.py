@@ -120,6 +120,12 @@ def scaled(demand: TopicDemand) -> TopicDemand:
     )
 
 
+def _plan(
+    corpus: CorpusArrays, demands: Sequence[TopicDemand], posted: Sequence[int], count: int
+) -> DigestPlan:
+    return pick(corpus, PreparedDemand.build(corpus, demands), posted, count)
+
+
 class DigestInputError(ValueError):
     """A user error: `str()` is the message to show."""
 
@@ -231,10 +237,14 @@ class DigestService:
     # --- picking ------------------------------------------------------------
 
     async def corpus_arrays(self) -> CorpusArrays:
+        """The corpus as picking arrays, built once per corpus version (off the
+        event loop: the paper vectors take seconds for a large corpus)."""
         version = await papers.corpus_version(self.db)
         if self._corpus is None or self._corpus[0] != version:
-            rows = [(p.id, p.venue, p.year) for p in await papers.list_papers(self.db)]
-            self._corpus = (version, CorpusArrays.build(rows))
+            listed = await papers.list_papers(self.db)
+            rows = [(p.id, p.venue, p.year) for p in listed]
+            texts = {p.id: f"{p.title}\n{p.summary}" for p in listed}
+            self._corpus = (version, await asyncio.to_thread(CorpusArrays.build, rows, texts))
         return self._corpus[1]
 
     async def plan(
@@ -250,7 +260,9 @@ class DigestService:
         if demands is None:
             demands = await self.audience(guild_id) if self.audience is not None else []
         posted = await store.posted_ids(self.db, channel_id) if channel_id is not None else []
-        plan = pick(corpus, PreparedDemand.build(corpus, demands), posted, count)
+        # Picking is CPU work (milliseconds to a few hundred on a large corpus):
+        # it runs in a worker thread so the bot's event loop never waits on it.
+        plan = await asyncio.to_thread(_plan, corpus, demands, posted, count)
         found = await papers.get_papers(self.db, [p.paper_id for p in plan.picks])
         return plan, {p.id: p for p in found}
 
