@@ -36,7 +36,8 @@ def test_preview_for_topics(capsys: pytest.CaptureFixture[str]) -> None:
     picks = data["picks"]
     assert isinstance(picks, list) and len(picks) == 4
     for pick in picks:
-        assert pick["reason"].startswith("matches: ")
+        assert pick["kind"] == "match"
+        assert pick["reason"].startswith("matches your topic")
         assert pick["subscribers"] == 1
         assert any("RLHF" in t or "扩散" in t for t in pick["topics"])
     assert data["nothing_left"] is False and "每日论文" in str(data["header"])
@@ -61,14 +62,31 @@ def test_preview_for_a_guild_uses_its_subscribers(
     data = preview_json(capsys, "--guild", str(GUILD), "--count", "3")
     picks = data["picks"]
     assert isinstance(picks, list) and len(picks) == 3
-    # One followed topic gives at most two picks; the newest papers fill the rest.
-    assert [p["subscribers"] for p in picks] == [3, 3, 0]
-    assert picks[2]["reason"] == "newest unposted paper"
-    # Another server has no subscribers: newest papers fill its digest, and
-    # the preview notes that the server is unknown (exit 1).
+    # One followed topic with enough matches fills the whole post: no filler.
+    assert [p["subscribers"] for p in picks] == [3, 3, 3]
+    assert [p["kind"] for p in picks] == ["match"] * 3
+    assert picks[0]["reason"].endswith("— 3 subscribers · 3 位订阅者")
+    # Another server has no subscribers: newest papers fill its digest, marked so.
+    # The preview also notes that the server is unknown (exit 1).
     assert main(["digest", "preview", "--json", "--guild", "1", "--count", "2"]) == 1
     other = json.loads(capsys.readouterr().out)
-    assert all(p["reason"] == "newest unposted paper" for p in other["picks"])  # type: ignore[union-attr]
+    assert [p["kind"] for p in other["picks"]] == ["fill", "fill"]  # type: ignore[union-attr]
+    assert all(p["reason"].startswith("new to this channel") for p in other["picks"])  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "topics",
+    ["scaling laws", "scaling laws, Chinchilla", "Chinchilla, scaling laws, compute-optimal"],
+)
+def test_synonymous_topics_count_once(topics: str, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["load"])
+    capsys.readouterr()
+    data = preview_json(capsys, "--topics", topics, "--count", "10")
+    picks = data["picks"]
+    assert isinstance(picks, list) and len(picks) == 10
+    assert {tuple(p["topics"]) for p in picks} == {("Scaling laws · 缩放定律",)}
+    assert all(p["kind"] == "match" for p in picks)
+    assert all(p["reason"].startswith("matches your topic Scaling laws") for p in picks)
 
 
 def test_text_output(capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,10 +9,11 @@ import pytest
 
 from paperbot.core import limits
 from paperbot.core.digest import (
-    FILL_REASON,
     DigestPlan,
     Pick,
     digest_header,
+    fill_reason,
+    match_reason,
     render_digest,
 )
 from paperbot.core.links import arxiv_search_url
@@ -105,7 +106,7 @@ def test_mentions_exactly_the_matched_subscribers_in_content() -> None:
     picks = (
         Pick(1, "r", ("a",), (7, 9)),
         Pick(2, "r", ("b",), (9, 11)),
-        Pick(3, FILL_REASON),
+        Pick(3, fill_reason(3), kind="fill"),
     )
     message = render_digest(DigestPlan(picks, 3, 5), {i: paper(i) for i in (1, 2, 3)}, HEADER)
     # Most-matched first, then by id.
@@ -116,8 +117,43 @@ def test_mentions_exactly_the_matched_subscribers_in_content() -> None:
     assert not any("<@" in e.description for e in message.embeds)
 
 
+@pytest.mark.parametrize(
+    ("pick", "footer"),
+    [
+        (
+            Pick(
+                1,
+                match_reason(["Scaling laws · 缩放定律"], 1, 1),
+                ("Scaling laws · 缩放定律",),
+                (5,),
+            ),
+            "matches your topic Scaling laws · 缩放定律 — 符合你关注的主题",
+        ),
+        (
+            Pick(
+                1,
+                match_reason(["Scaling laws · 缩放定律"], 3, 4),
+                ("Scaling laws · 缩放定律",),
+                (5, 6, 7),
+            ),
+            "matches Scaling laws · 缩放定律 — 3 subscribers · 3 位订阅者",
+        ),
+        (
+            Pick(1, fill_reason(1), kind="fill"),
+            "new to this channel, outside your topics · 本频道未推送过，不在你关注的主题内",
+        ),
+    ],
+)
+def test_the_embed_says_why_the_paper_was_picked(pick: Pick, footer: str) -> None:
+    message = render_digest(DigestPlan((pick,), 1, 3), {1: paper(1)}, HEADER)
+    assert message.embeds[0].footer == footer
+    # A fill paper is never shown as a match: no topics field.
+    names = [f.name for f in message.embeds[0].fields]
+    assert ("Topics" in names) is (pick.kind == "match")
+
+
 def test_no_subscribers_no_mentions() -> None:
-    plan = DigestPlan((Pick(1, FILL_REASON),), 1, 3)
+    plan = DigestPlan((Pick(1, fill_reason(0), kind="fill"),), 1, 3)
     message = render_digest(plan, {1: paper(1)}, HEADER)
     assert message.mention_user_ids == ()
     assert "<@" not in message.content

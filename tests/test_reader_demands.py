@@ -13,7 +13,7 @@ from paperbot.services.digest import READER, reader_demands, scaled
 
 
 async def test_one_demand_per_text_with_the_topic_matches_scaled(loaded_app: App) -> None:
-    demands = await reader_demands(loaded_app.topics, ["scaling laws", " ", "低秩"])
+    demands = await reader_demands(loaded_app.subscriptions, ["scaling laws", " ", "低秩"])
     assert [d.topic for d in demands] == [
         "Scaling laws · 缩放定律",
         "“低秩” (keyword · 关键词)",
@@ -29,4 +29,4 @@ async def test_one_demand_per_text_with_the_topic_matches_scaled(loaded_app: App
 @pytest.mark.parametrize("texts", [[], ["", "  "]])
 async def test_no_topic_is_an_input_error(loaded_app: App, texts: list[str]) -> None:
     with pytest.raises(TopicInputError, match="at least one topic"):
-        await reader_demands(loaded_app.topics, texts)
+        await reader_demands(loaded_app.subscriptions, texts)

@@ -286,3 +286,51 @@ async def test_demands_for_the_digest(service: SubscriptionService) -> None:
 
 def test_shipped_vocabulary_loads() -> None:
     assert len(load_vocabulary(SHIPPED)) == len(parse_vocabulary(SHIPPED.read_text("utf-8")))
+
+
+# -- digest demands: one per topic id ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["scaling laws"], [("Scaling laws · 缩放定律", (7,))]),
+        (["scaling laws", "Chinchilla"], [("Scaling laws · 缩放定律", (7,))]),
+        (
+            ["Chinchilla", " ", "compute-optimal", "scaling-laws"],
+            [("Scaling laws · 缩放定律", (7,))],
+        ),
+        (
+            ["scaling laws", "RLHF"],
+            [("Scaling laws · 缩放定律", (7,)), ("Alignment and RLHF", (7,))],
+        ),
+    ],
+)
+async def test_reader_demands_count_synonyms_once(
+    service: SubscriptionService, texts: list[str], expected: list[tuple[str, tuple[int, ...]]]
+) -> None:
+    found = await service.reader_demands(texts, 7)
+    assert len(found) == len(expected)
+    for demand, (label, users) in zip(found, expected, strict=True):
+        assert demand.topic.startswith(label) and demand.subscribers == users
+        assert len(demand.ids) > 0
+
+
+async def test_reader_demands_need_a_topic(service: SubscriptionService) -> None:
+    with pytest.raises(TopicInputError):
+        await service.reader_demands(["", "  "], 7)
+
+
+async def test_server_demands_merge_synonyms_and_keywords_naming_a_topic(
+    service: SubscriptionService,
+) -> None:
+    await service.subscribe(GUILD_A, ALICE, "scaling laws", FIXED_NOW)
+    await service.subscribe(GUILD_A, BOB, "Chinchilla", FIXED_NOW)
+    # A keyword stored before the vocabulary knew it as a topic's alias.
+    db = service.db
+    await store.add(
+        db, GUILD_A, 1003, "keyword", "compute optimal", "compute-optimal", FIXED_NOW, 25
+    )
+    demands = await service.demands(GUILD_A)
+    assert [d.topic for d in demands] == ["Scaling laws · 缩放定律"]
+    assert sorted(demands[0].subscribers) == [ALICE, BOB, 1003]

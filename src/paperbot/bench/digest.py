@@ -1,8 +1,10 @@
 """Pick a digest for a server with many subscribers over a large corpus.
 
 Baseline in the same process: the straightforward picker (dictionaries of
-per-subscriber best matches for every paper, a full sort, a greedy scan),
-which computes the same ranking; the run checks both pick the same papers.
+per-paper topic matches and subscribers, every candidate's relevance and
+maximal-marginal-relevance score recomputed for every pick, similarity by
+dictionary intersection), which computes the same ranking; the run checks
+both pick the same papers.
 `pick_vs_baseline` is our time over the baseline's (lower is better).
 """
 
@@ -19,17 +21,19 @@ import numpy as np
 from paperbot.argtypes import positive_int
 from paperbot.bench import BenchmarkRefused
 from paperbot.bench.memory import peak_rss_mb
-from paperbot.bench.synthetic import VENUES
+from paperbot.bench.synthetic import VENUES, synthetic_papers
 from paperbot.core.digest import (
-    FILL_REASON,
-    TOPIC_CAP,
+    MMR_LAMBDA,
+    TOPIC_DECAY,
     VENUE_DECAY,
     CorpusArrays,
     PreparedDemand,
     TopicDemand,
+    fill_reason,
     match_reason,
     pick,
 )
+from paperbot.core.similarity import PaperVectors
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,8 +74,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     rows, demands, posted = synthetic_server(
         args.papers, args.subscribers, args.topics, _posted_count(args), seed=11
     )
+    texts = synthetic_texts(rows, seed=11)
     start = time.perf_counter()
-    corpus = CorpusArrays.build(rows)
+    corpus = CorpusArrays.build(rows, texts)
     corpus_build_s = time.perf_counter() - start
     pick_times, prepare_times = [], []
     for _ in range(args.repeat):
@@ -82,8 +87,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         end = time.perf_counter()
         prepare_times.append(middle - start)
         pick_times.append(end - start)
+    vectors = sparse_vectors(corpus)
     start = time.perf_counter()
-    baseline = naive_pick(rows, demands, posted, args.count)
+    baseline = naive_pick(rows, demands, posted, args.count, vectors)
     baseline_s = time.perf_counter() - start
     ours = [(p.paper_id, p.reason) for p in plan.picks]
     if not ours:
@@ -99,10 +105,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "corpus_arrays_build_ms": corpus_build_s * 1000,
         "prepare_ms": min(prepare_times) * 1000,
         "pick_ms": best * 1000,
+        "pick_ms_per_pick": best * 1000 / max(1, len(plan.picks)),
+        "fill_picks": sum(1 for p in plan.picks if p.kind == "fill"),
         "baseline_ms": baseline_s * 1000,
         "pick_vs_baseline": best / baseline_s,
         "same_picks_as_baseline": ours == baseline,
-        "within_200ms": best <= 0.2,
+        "within_200ms": best <= 0.2,  # the whole post, so every pick is well inside
         "peak_rss_mb": peak_rss_mb(),
     }
 
@@ -133,61 +141,99 @@ def synthetic_server(
     return rows, demands, already
 
 
+def synthetic_texts(rows: Sequence[tuple[int, str, int]], seed: int) -> dict[int, str]:
+    """Title and summary per paper, recombined from the real pages."""
+    made = synthetic_papers(len(rows), seed=seed)
+    return {row[0]: f"{title}\n{summary}" for row, (title, summary) in zip(rows, made, strict=True)}
+
+
+def sparse_vectors(corpus: CorpusArrays) -> dict[int, dict[int, float]]:
+    """The corpus's paper vectors as plain dictionaries, by paper id."""
+    vectors: PaperVectors = corpus.vectors
+    return {
+        int(pid): {
+            int(t): float(w)
+            for t, w in zip(vectors.terms[row], vectors.weights[row], strict=True)
+            if t >= 0
+        }
+        for row, pid in enumerate(corpus.ids)
+    }
+
+
 def naive_pick(
     rows: Sequence[tuple[int, str, int]],
     demands: Sequence[TopicDemand],
     posted: Sequence[int],
     count: int,
+    vectors: dict[int, dict[int, float]] | None = None,
 ) -> list[tuple[int, str]]:
-    """The same ranking, computed the obvious way: per paper, per subscriber."""
+    """The same ranking, computed the obvious way: per paper, per subscriber,
+    every score recomputed for every pick."""
     done = set(posted)
     info = {pid: (venue, year) for pid, venue, year in rows}
     live = [d for d in demands if d.subscribers and len(d.ids)]
-    users: dict[int, set[int]] = {}
-    relevance: dict[int, float] = {}
-    topic_hits: dict[int, dict[int, float]] = {}
+    audience = len({u for d in live for u in d.subscribers})
+    weight = [float(len(set(d.subscribers))) for d in live]
+    hits: dict[int, dict[int, float]] = {}
     for row, demand in enumerate(live):
         for pid, raw in zip(demand.ids.tolist(), demand.scores.tolist(), strict=True):
             score = min(max(raw, 0.0), 1.0)
-            if pid in done or pid not in info or score <= 0:
-                continue
-            topic_hits.setdefault(pid, {})[row] = score
-            matched_users = users.setdefault(pid, set())
-            for user in demand.subscribers:
-                matched_users.add(user)
-                relevance[pid] = relevance.get(pid, 0.0) + score
-    ranked = sorted(relevance, key=lambda pid: (-relevance[pid], pid))
+            if pid not in done and pid in info and score > 0:
+                hits.setdefault(pid, {})[row] = score
     picks: list[tuple[int, str]] = []
-    topic_counts: dict[int, int] = {}
-    venue_counts: dict[str, int] = {}
-    taken: set[int] = set()
-    while len(picks) < count:
-        choice: tuple[float, int, int] | None = None
-        for pid in ranked:
-            if pid in taken:
-                continue
-            hits = topic_hits[pid]
-            order = sorted(hits, key=lambda r: (-hits[r] * len(set(live[r].subscribers)), r))
-            open_row = next((r for r in order if topic_counts.get(r, 0) < TOPIC_CAP), None)
-            if open_row is None:
-                continue
-            effective = relevance[pid] * VENUE_DECAY ** venue_counts.get(info[pid][0], 0)
-            if choice is None or (effective, -pid) > (choice[0], -choice[1]):
-                choice = (effective, pid, open_row)
-        if choice is None:
-            break
-        _, pid, row = choice
-        hits = topic_hits[pid]
-        order = sorted(hits, key=lambda r: (-hits[r] * len(set(live[r].subscribers)), r))
-        topics = [live[row].topic, *(live[r].topic for r in order if r != row)]
-        picks.append((pid, match_reason(topics, len(users[pid]))))
-        taken.add(pid)
-        topic_counts[row] = topic_counts.get(row, 0) + 1
-        venue_counts[info[pid][0]] = venue_counts.get(info[pid][0], 0) + 1
-    fill = sorted(
-        (r for r in rows if r[0] not in done and r[0] not in taken),
-        key=lambda r: (-r[2], r[0]),
-    )
+    topic_picks = [0] * len(live)
+    venue_picks: dict[str, int] = {}
+    closest = dict.fromkeys(hits, 0.0)  # each candidate's largest similarity to a pick
+    while len(picks) < count and len(picks) < len(hits):
+        pid = _naive_next(hits, info, weight, topic_picks, venue_picks, closest, picks)
+        order = sorted(hits[pid], key=lambda r: (-hits[pid][r] * weight[r], r))
+        users = {u for r in order for u in live[r].subscribers}
+        picks.append((pid, match_reason([live[r].topic for r in order], len(users), audience)))
+        for r in order:
+            topic_picks[r] += 1
+        venue_picks[info[pid][0]] = venue_picks.get(info[pid][0], 0) + 1
+        for other in closest:
+            closest[other] = max(closest[other], _cosine(vectors, pid, other))
+    taken = {pid for pid, _ in picks}
+    return picks + _naive_fill(rows, done | taken, count - len(picks), fill_reason(audience))
+
+
+def _naive_next(
+    hits: dict[int, dict[int, float]],
+    info: dict[int, tuple[str, int]],
+    weight: list[float],
+    topic_picks: list[int],
+    venue_picks: dict[str, int],
+    closest: dict[int, float],
+    picks: list[tuple[int, str]],
+) -> int:
+    taken = {pid for pid, _ in picks}
+    effective = {
+        pid: sum(found[r] * (weight[r] * TOPIC_DECAY ** topic_picks[r]) for r in sorted(found))
+        * VENUE_DECAY ** venue_picks.get(info[pid][0], 0)
+        for pid, found in hits.items()
+        if pid not in taken
+    }
+    best = max(effective.values())
+
+    def mmr(pid: int) -> float:
+        return MMR_LAMBDA * effective[pid] / best - (1.0 - MMR_LAMBDA) * closest[pid]
+
+    return max(effective, key=lambda pid: (mmr(pid), -pid))
+
+
+def _cosine(vectors: dict[int, dict[int, float]] | None, a: int, b: int) -> float:
+    if vectors is None:
+        return 0.0
+    first, second = vectors.get(a, {}), vectors.get(b, {})
+    return min(1.0, sum(w * second[t] for t, w in first.items() if t in second))
+
+
+def _naive_fill(
+    rows: Sequence[tuple[int, str, int]], blocked: set[int], need: int, reason: str
+) -> list[tuple[int, str]]:
+    """Newest year first, its venues dealt in turns (lower id first)."""
+    fill = sorted((r for r in rows if r[0] not in blocked), key=lambda r: (-r[2], r[0]))
     by_group: dict[tuple[int, str], list[int]] = {}
     for pid, venue, year in fill:
         by_group.setdefault((year, venue), []).append(pid)
@@ -199,5 +245,4 @@ def naive_pick(
         ),
         key=lambda t: (-t[0], t[1], t[2], t[3]),
     )
-    picks += [(pid, FILL_REASON) for *_, pid in dealt[: count - len(picks)]]
-    return picks
+    return [(pid, reason) for *_, pid in dealt[: max(0, need)]]

@@ -161,7 +161,7 @@ async def _topic_row(
 
 async def _bot_picks(app: App, text: str, count: int) -> list[int]:
     """What `paperbot digest preview --topics TEXT --count COUNT` picks."""
-    demands = await reader_demands(app.topics, [text])
+    demands = await reader_demands(app.subscriptions, [text])
     preview = await app.digest.preview(PREVIEW_GUILD, utc_now(), count=count, demands=demands)
     return [pick.paper_id for pick in preview.plan.picks]
 

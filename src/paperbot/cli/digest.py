@@ -56,7 +56,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         notes: list[str] = []
         if args.topics is not None:
             try:
-                demands = await reader_demands(app.topics, args.topics.split(","))
+                demands = await reader_demands(app.subscriptions, args.topics.split(","))
                 notes = [f"{d.topic} matches no paper" for d in demands if not len(d.ids)]
             except TopicInputError as exc:
                 return fail(str(exc), EXIT_USAGE)
@@ -94,7 +94,7 @@ def _print(preview: Preview) -> None:
         if paper is None:
             continue
         print(f"\n{number}. {paper.title}")
-        print(f"   {paper.venue} {paper.year} · id {paper.id} · {pick.reason}")
+        print(f"   {paper.venue} {paper.year} · id {paper.id} · {pick.kind}: {pick.reason}")
         if paper.summary:
             print(f"   {trim(paper.summary, SUMMARY_SHOWN)}")
     left = f"{plan.remaining} unposted papers left"

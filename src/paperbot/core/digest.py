@@ -1,22 +1,32 @@
 """Picking a server's daily papers, and rendering the post.
 
 Picking works on arrays. The corpus becomes `CorpusArrays` (sorted ids,
-years, venue codes, a precomputed fill order) once per corpus version, and
-each subscribed topic arrives as `TopicDemand`: the topic's subscribers and
-its matching papers as `(ids, scores)`.
+years, venue codes, a precomputed fill order, TF-IDF paper vectors) once per
+corpus version, and each subscribed topic arrives as `TopicDemand`: the
+topic's subscribers and its matching papers as `(ids, scores)`. Synonymous
+subscriptions are merged into one demand per topic before they get here
+(services resolve them to topic ids).
 
-Ranking: a paper's relevance is the sum, over the server's subscribed topics
-that it matches, of the match score (clipped to [0, 1]) times the topic's
-subscriber count: papers matching more subscribers' topics, and matching
-them better, come first. That is one vectorised pass over the matches; only
-the few best candidates are then looked at one by one for diversity.
+Relevance: the sum, over the subscribed topics a paper matches, of the match
+score (clipped to [0, 1]) times the topic's subscribers times the topic's
+balance factor, times the paper's venue factor. A topic's balance factor is
+`TOPIC_DECAY` to the power of the picks it already has, so one topic cannot
+crowd out the other subscribed topics; nothing is capped, and a reader with
+one topic is unaffected (all candidates shrink alike). Each earlier pick
+from a venue multiplies its papers by `VENUE_DECAY` (a soft venue mix).
 
-Diversity: a pick is attributed to its strongest matching topic that has not
-yet reached `TOPIC_CAP` picks (a paper whose topics are all full is passed
-over), and each earlier pick from the same venue multiplies a candidate's
-score by `VENUE_DECAY`. When subscriptions cannot fill the count, the
-newest unposted papers (newest venue year first, venues dealt in turns)
-fill it.
+Diversity: maximal marginal relevance. Each next pick maximises
+`MMR_LAMBDA` x relevance / (best relevance left) - (1 - `MMR_LAMBDA`) x its
+largest similarity to the picks so far (cosine of TF-IDF vectors, see
+`core.similarity`), so a near-duplicate of a pick waits. While any matching
+unposted paper remains, the next slot goes to a match; only then do the
+newest unposted papers fill the count (newest venue year first, venues dealt
+in turns), marked `kind="fill"`.
+
+Speed: a candidate's MMR score is at most `MMR_LAMBDA` x its relative
+relevance, so each pick scores exactly only the best few candidates by
+relevance, widening the pool until the best exact score beats every bound
+outside it (the result equals scoring every candidate).
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,13 +50,16 @@ from paperbot.core.render import (
     fit_embeds,
     trim,
 )
+from paperbot.core.similarity import PaperVectors
 
-TOPIC_CAP = 2
+TOPIC_DECAY = 0.5
 VENUE_DECAY = 0.7
-_INITIAL_POOL = 32  # candidates examined per pick before looking further
+MMR_LAMBDA = 0.7
+_INITIAL_POOL = 32  # candidates scored exactly per pick before looking further
+_POOL_GROWTH = 4
 DIGEST_COLOR = 0x3B82F6
-FILL_REASON = "newest unposted paper"
 
+PickKind = Literal["match", "fill"]
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
 
@@ -60,17 +74,27 @@ class CorpusArrays:
     venue_names: tuple[str, ...]
     # Positions by newest year, then venue, then id.
     fill_order: NDArray[np.intp]
+    vectors: PaperVectors
 
     @classmethod
-    def build(cls, rows: Iterable[tuple[int, str, int]]) -> CorpusArrays:
-        """From `(id, venue, year)` rows in any order."""
+    def build(
+        cls, rows: Iterable[tuple[int, str, int]], texts: Mapping[int, str] | None = None
+    ) -> CorpusArrays:
+        """From `(id, venue, year)` rows in any order, and each paper's text
+        (title and summary) for similarity; without texts no two papers are
+        similar."""
         listed = sorted(rows)
         names = tuple(sorted({venue for _, venue, _ in listed}))
         code = {name: i for i, name in enumerate(names)}
         ids = np.array([r[0] for r in listed], dtype=np.int64)
         years = np.array([r[2] for r in listed], dtype=np.int32)
         venues = np.array([code[r[1]] for r in listed], dtype=np.int32)
-        return cls(ids, years, venues, names, _fill_order(ids, years, venues))
+        vectors = (
+            PaperVectors.build([texts.get(int(i), "") for i in ids])
+            if texts is not None
+            else PaperVectors.empty(len(ids))
+        )
+        return cls(ids, years, venues, names, _fill_order(ids, years, venues), vectors)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -155,13 +179,15 @@ class PreparedDemand:
 
 @dataclass(frozen=True, slots=True)
 class Pick:
-    """A chosen paper and why it was chosen."""
+    """A chosen paper and why it was chosen: a topic match, or a fill paper
+    used only because no matching paper was left."""
 
     paper_id: int
     reason: str
     topics: tuple[str, ...] = ()
     subscribers: tuple[int, ...] = ()
     relevance: float = 0.0
+    kind: PickKind = "match"
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,8 +204,8 @@ class DigestPlan:
 
 @dataclass(slots=True)
 class _Selection:
-    topic_counts: dict[int, int] = field(default_factory=dict)
-    venue_counts: dict[int, int] = field(default_factory=dict)
+    topic_picks: list[int]
+    venue_picks: list[int]
     picks: list[Pick] = field(default_factory=list)
     taken: list[int] = field(default_factory=list)
 
@@ -196,11 +222,16 @@ def pick(
     excluded = np.zeros(len(corpus), dtype=bool)
     excluded[corpus.positions(posted_ids)] = True
     unposted = int(len(corpus) - excluded.sum())
-    scores = relevance(corpus, demand)
-    scores[excluded] = 0.0
-    chosen = _Selection()
-    _pick_for_subscribers(corpus, demand, scores, count, chosen)
-    _fill(corpus, excluded, count, chosen)
+    base = relevance(corpus, demand)
+    base[excluded] = 0.0
+    matched = np.flatnonzero(base > 0)
+    alive = np.ones(len(matched), dtype=bool)
+    chosen = _Selection([0] * len(demand.topics), [0] * len(corpus.venue_names))
+    while len(chosen.picks) < count and alive.any():
+        local = _next_match(corpus, demand, matched, alive, chosen)
+        alive[local] = False
+        _take(corpus, demand, int(matched[local]), float(base[matched[local]]), chosen)
+    _fill(corpus, excluded, count, chosen, len(demand.user_ids))
     return DigestPlan(tuple(chosen.picks), count, unposted - len(chosen.picks))
 
 
@@ -210,42 +241,81 @@ def relevance(corpus: CorpusArrays, demand: PreparedDemand) -> FloatArray:
     Every (subscriber, topic) match counts: a paper matching two of one
     person's topics serves them better than a paper matching one.
     """
+    return _weighted_relevance(corpus, demand, [float(w) for w in demand.weights])
+
+
+def _weighted_relevance(
+    corpus: CorpusArrays, demand: PreparedDemand, factors: Sequence[float]
+) -> FloatArray:
+    """Per paper: the sum, in topic order, of match score x the topic's factor."""
     total = np.zeros(len(corpus), dtype=np.float64)
-    for pos, scores, weight in zip(demand.positions, demand.scores, demand.weights, strict=True):
-        total[pos] += scores * weight
+    for pos, scores, factor in zip(demand.positions, demand.scores, factors, strict=True):
+        total[pos] += scores * factor
     return total
 
 
-def _pick_for_subscribers(
+def effective_relevance(
     corpus: CorpusArrays,
     demand: PreparedDemand,
-    scores: FloatArray,
-    count: int,
+    topic_picks: Sequence[int],
+    venue_picks: Sequence[int],
+) -> FloatArray:
+    """Relevance with each topic's balance factor and each venue's mix factor
+    for the picks made so far."""
+    factors = [
+        float(weight) * TOPIC_DECAY**n
+        for weight, n in zip(demand.weights, topic_picks, strict=True)
+    ]
+    venue = np.array([VENUE_DECAY**n for n in venue_picks], dtype=np.float64)
+    result: FloatArray = _weighted_relevance(corpus, demand, factors) * venue[corpus.venue_codes]
+    return result
+
+
+def _next_match(
+    corpus: CorpusArrays,
+    demand: PreparedDemand,
+    matched: NDArray[np.intp],
+    alive: NDArray[np.bool_],
     chosen: _Selection,
-) -> None:
-    matched = np.flatnonzero(scores > 0)
-    base = scores[matched]
-    ids = corpus.ids[matched]
-    venues = corpus.venue_codes[matched]
-    alive = np.ones(len(matched), dtype=bool)
-    decay = np.ones(len(corpus.venue_names), dtype=np.float64)
-    while len(chosen.picks) < count and alive.any():
-        effective = np.where(alive, base * decay[venues], -1.0)
-        k = min(_INITIAL_POOL, int(alive.sum()))
-        top = np.argpartition(-effective, k - 1)[:k] if k < len(effective) else np.arange(k)
-        top = top[np.lexsort((ids[top], -effective[top]))]
-        top = top[effective[top] > 0]
-        rows_by_candidate = matching_topics(demand, matched[top])
-        for local, rows in zip(top, rows_by_candidate, strict=True):
-            topic_row = next((r for r in rows if chosen.topic_counts.get(r, 0) < TOPIC_CAP), None)
-            if topic_row is None:
-                # Caps only fill up, so a paper blocked now stays blocked.
-                alive[local] = False
-                continue
-            _take(corpus, demand, int(matched[local]), rows, topic_row, float(base[local]), chosen)
-            alive[local] = False
-            decay[venues[local]] *= VENUE_DECAY
-            break
+) -> int:
+    """The index into `matched` of the next pick: the best MMR score, lowest id on ties."""
+    full = effective_relevance(corpus, demand, chosen.topic_picks, chosen.venue_picks)
+    effective = np.where(alive, full[matched], -1.0)
+    best = float(effective.max())
+    live = int(alive.sum())
+    size = _INITIAL_POOL
+    while True:
+        ranked = _best_first(effective, matched, min(size + 1, live))
+        pool = ranked[:size]
+        similar = max_similarity(corpus, matched[pool], chosen.taken)
+        scores = MMR_LAMBDA * effective[pool] / best - (1.0 - MMR_LAMBDA) * similar
+        winner = int(pool[np.lexsort((matched[pool], -scores))[0]])
+        if len(ranked) <= size:
+            return winner
+        bound = MMR_LAMBDA * effective[ranked[size]] / best
+        if scores[pool == winner][0] > bound:
+            return winner
+        size *= _POOL_GROWTH
+
+
+def _best_first(effective: FloatArray, matched: NDArray[np.intp], k: int) -> NDArray[np.intp]:
+    """Indices of the k largest values, largest first, lower position on ties."""
+    if k < len(effective):
+        top = np.argpartition(-effective, k - 1)[:k]
+    else:
+        top = np.arange(len(effective))
+    ordered: NDArray[np.intp] = top[np.lexsort((matched[top], -effective[top]))][:k]
+    return ordered
+
+
+def max_similarity(
+    corpus: CorpusArrays, positions: NDArray[np.intp], taken: Sequence[int]
+) -> FloatArray:
+    """Each position's largest similarity to a paper already picked (0 for none)."""
+    if not taken:
+        return np.zeros(len(positions), dtype=np.float64)
+    found: FloatArray = corpus.vectors.similarity(positions, taken).max(axis=1)
+    return found
 
 
 def matching_topics(demand: PreparedDemand, positions: NDArray[np.intp]) -> list[list[int]]:
@@ -267,24 +337,18 @@ def matching_topics(demand: PreparedDemand, positions: NDArray[np.intp]) -> list
 
 
 def _take(
-    corpus: CorpusArrays,
-    demand: PreparedDemand,
-    position: int,
-    rows: Sequence[int],
-    topic_row: int,
-    score: float,
-    chosen: _Selection,
+    corpus: CorpusArrays, demand: PreparedDemand, position: int, score: float, chosen: _Selection
 ) -> None:
-    chosen.topic_counts[topic_row] = chosen.topic_counts.get(topic_row, 0) + 1
-    venue = int(corpus.venue_codes[position])
-    chosen.venue_counts[venue] = chosen.venue_counts.get(venue, 0) + 1
-    ordered = [topic_row, *(r for r in rows if r != topic_row)]
-    users = demand.user_ids[demand.members[ordered].any(axis=0)]
-    topics = tuple(demand.topics[r] for r in ordered)
+    rows = matching_topics(demand, np.array([position], dtype=np.intp))[0]
+    for row in rows:
+        chosen.topic_picks[row] += 1
+    chosen.venue_picks[int(corpus.venue_codes[position])] += 1
+    users = demand.user_ids[demand.members[rows].any(axis=0)]
+    topics = tuple(demand.topics[r] for r in rows)
     chosen.picks.append(
         Pick(
             paper_id=int(corpus.ids[position]),
-            reason=match_reason(topics, len(users)),
+            reason=match_reason(topics, len(users), len(demand.user_ids)),
             topics=topics,
             subscribers=tuple(int(u) for u in users),
             relevance=score,
@@ -293,15 +357,36 @@ def _take(
     chosen.taken.append(position)
 
 
-def match_reason(topics: Sequence[str], subscribers: int) -> str:
-    """`matches: scaling laws — 3 subscribers` (at most three topics named)."""
+def match_reason(topics: Sequence[str], subscribers: int, audience: int) -> str:
+    """Why a match was picked, in the reader's words (at most three topics named).
+
+    One reader: `matches your topic Scaling laws · 缩放定律 — 符合你关注的主题`;
+    a server: `matches Scaling laws · 缩放定律 — 3 subscribers · 3 位订阅者`.
+    """
     shown = ", ".join(topics[:3]) + (f" +{len(topics) - 3}" if len(topics) > 3 else "")
-    noun = "subscriber" if subscribers == 1 else "subscribers"
-    return f"matches: {shown} — {subscribers} {noun}"
+    if audience == 1:
+        noun = "topic" if len(topics) == 1 else "topics"
+        return f"matches your {noun} {shown} — 符合你关注的主题"
+    people = "subscriber" if subscribers == 1 else "subscribers"
+    return f"matches {shown} — {subscribers} {people} · {subscribers} 位订阅者"
+
+
+def fill_reason(audience: int) -> str:
+    """Why a fill paper was picked. The corpus knows venues and years, not
+    dates, so it says what is true: new to this channel, outside the topics."""
+    if audience == 0:
+        return "new to this channel (no topics followed here) · 本频道未推送过的论文"
+    if audience == 1:
+        return "new to this channel, outside your topics · 本频道未推送过，不在你关注的主题内"
+    return "new to this channel, outside the subscribed topics · 本频道未推送过，不在订阅主题内"
 
 
 def _fill(
-    corpus: CorpusArrays, excluded: NDArray[np.bool_], count: int, chosen: _Selection
+    corpus: CorpusArrays,
+    excluded: NDArray[np.bool_],
+    count: int,
+    chosen: _Selection,
+    audience: int,
 ) -> None:
     """Newest unposted papers: the newest year first, its venues dealt in turns."""
     need = count - len(chosen.picks)
@@ -315,8 +400,9 @@ def _fill(
     head = rank < need  # no group gives more than `need` papers
     order, years, venues, rank = order[head], years[head], venues[head], rank[head]
     dealt = order[np.lexsort((corpus.ids[order], venues, rank, -years))]
+    reason = fill_reason(audience)
     for position in dealt[:need]:
-        chosen.picks.append(Pick(paper_id=int(corpus.ids[position]), reason=FILL_REASON))
+        chosen.picks.append(Pick(paper_id=int(corpus.ids[position]), reason=reason, kind="fill"))
 
 
 # --- rendering ---------------------------------------------------------------
@@ -481,6 +567,7 @@ def plan_json(plan: DigestPlan, papers: Mapping[int, Paper]) -> dict[str, object
                 "title": papers[p.paper_id].title if p.paper_id in papers else None,
                 "venue": papers[p.paper_id].venue if p.paper_id in papers else None,
                 "year": papers[p.paper_id].year if p.paper_id in papers else None,
+                "kind": p.kind,
                 "reason": p.reason,
                 "topics": list(p.topics),
                 "subscribers": len(p.subscribers),

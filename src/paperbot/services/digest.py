@@ -26,7 +26,7 @@ import asyncio
 import logging
 import secrets
 import zoneinfo
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from functools import cache
@@ -49,7 +49,6 @@ from paperbot.core.render import MessageData
 from paperbot.core.schedule import DailyTime, ScheduleError
 from paperbot.core.topics import MAX_TOPIC_SCORE, TopicInputError
 from paperbot.services.subscriptions import SubscriptionService
-from paperbot.services.topics import TopicService
 from paperbot.storage import digests as store
 from paperbot.storage import papers
 from paperbot.storage.db import Database
@@ -125,23 +124,22 @@ READER = 0
 """Stands for the one made-up subscriber of `reader_demands`."""
 
 
-async def reader_demands(topics: TopicService, texts: Iterable[str]) -> list[TopicDemand]:
+async def reader_demands(
+    subscriptions: SubscriptionService, texts: Sequence[str]
+) -> list[TopicDemand]:
     """The audience of one reader following `texts` (vocabulary topics or free
-    keywords, as /subscribe takes them), scaled for picking: what `digest
-    preview --topics` and `bench quality` pick for. Raises `TopicInputError`
-    for unusable text or when no text is left."""
-    demands: dict[tuple[str, str], TopicDemand] = {}
-    for text in (t.strip() for t in texts):
-        topic = topics.resolve(text) if text else None
-        # Synonyms resolve to one topic id first: "scaling laws,Chinchilla" is one topic.
-        if topic is None or (topic.kind, topic.key) in demands:
-            continue
-        found = await topics.matches(topic)
-        demand = TopicDemand(topic.label, (READER,), found.ids, found.scores)
-        demands[(topic.kind, topic.key)] = scaled(demand)
-    if not demands:
+    keywords, as /subscribe takes them; synonyms count once), scaled for
+    picking: what `digest preview --topics` and `bench quality` pick for.
+    Raises `TopicInputError` for unusable text or when no text is left."""
+    if not any(text.strip() for text in texts):
         raise TopicInputError("--topics needs at least one topic, e.g. --topics 'RLHF, MoE'")
-    return list(demands.values())
+    return [scaled(d) for d in await subscriptions.reader_demands(texts, READER)]
+
+
+def _plan(
+    corpus: CorpusArrays, demands: Sequence[TopicDemand], posted: Sequence[int], count: int
+) -> DigestPlan:
+    return pick(corpus, PreparedDemand.build(corpus, demands), posted, count)
 
 
 class DigestInputError(ValueError):
@@ -257,10 +255,14 @@ class DigestService:
     # --- picking ------------------------------------------------------------
 
     async def corpus_arrays(self) -> CorpusArrays:
+        """The corpus as picking arrays, built once per corpus version (off the
+        event loop: the paper vectors take seconds for a large corpus)."""
         version = await papers.corpus_version(self.db)
         if self._corpus is None or self._corpus[0] != version:
-            rows = [(p.id, p.venue, p.year) for p in await papers.list_papers(self.db)]
-            self._corpus = (version, CorpusArrays.build(rows))
+            listed = await papers.list_papers(self.db)
+            rows = [(p.id, p.venue, p.year) for p in listed]
+            texts = {p.id: f"{p.title}\n{p.summary}" for p in listed}
+            self._corpus = (version, await asyncio.to_thread(CorpusArrays.build, rows, texts))
         return self._corpus[1]
 
     async def plan(
@@ -276,7 +278,9 @@ class DigestService:
         if demands is None:
             demands = await self.audience(guild_id) if self.audience is not None else []
         posted = await store.posted_ids(self.db, channel_id) if channel_id is not None else []
-        plan = pick(corpus, PreparedDemand.build(corpus, demands), posted, count)
+        # Picking is CPU work (milliseconds to a few hundred on a large corpus):
+        # it runs in a worker thread so the bot's event loop never waits on it.
+        plan = await asyncio.to_thread(_plan, corpus, demands, posted, count)
         found = await papers.get_papers(self.db, [p.paper_id for p in plan.picks])
         return plan, {p.id: p for p in found}
 

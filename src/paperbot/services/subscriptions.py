@@ -6,6 +6,7 @@ reads across servers (except the operator listing, which asks explicitly).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -150,10 +151,33 @@ class SubscriptionService:
 
     async def demands(self, guild_id: int) -> list[TopicDemand]:
         """Every topic followed in the server with its subscribers and its
-        matching papers (ids, scores): the digest's audience."""
-        result = []
+        matching papers (ids, scores): the digest's audience, one demand per
+        topic id (a keyword that names a vocabulary topic joins that topic)."""
+        followed = []
         for group in await store.guild_topics(self.db, guild_id):
             topic = self.topics.stored(group.kind, group.topic, group.label)
+            if topic.is_keyword:
+                topic = self.topics.vocabulary.lookup(topic.name) or topic
+            followed.append((topic, group.user_ids))
+        return await self._merged(followed)
+
+    async def reader_demands(self, texts: Sequence[str], reader: int) -> list[TopicDemand]:
+        """The demands of one reader following `texts` (topics or keywords),
+        synonyms counted once. Raises `TopicInputError` for unusable text or
+        when no text is given."""
+        topics = [self.topics.resolve(text) for text in texts if text.strip()]
+        if not topics:
+            raise TopicInputError("give at least one topic, e.g. 'RLHF, MoE'")
+        return await self._merged([(topic, (reader,)) for topic in topics])
+
+    async def _merged(self, followed: Sequence[tuple[Topic, Sequence[int]]]) -> list[TopicDemand]:
+        """One demand per topic id, with the union of its followers."""
+        by_id: dict[tuple[str, str], tuple[Topic, dict[int, None]]] = {}
+        for topic, users in followed:
+            _, seen = by_id.setdefault((topic.kind, topic.key), (topic, {}))
+            seen.update(dict.fromkeys(users))
+        result = []
+        for topic, followers in by_id.values():
             found = await self.topics.matches(topic)
-            result.append(TopicDemand(topic.label, group.user_ids, found.ids, found.scores))
+            result.append(TopicDemand(topic.label, tuple(followers), found.ids, found.scores))
         return result
