@@ -20,7 +20,7 @@ PARTIAL_EXPANSION_FACTOR = 0.75
 """Further factor when the concept says only part of the text."""
 LONG_TEXT_FACTOR = 0.6
 """Further factor for texts of `LONG_TEXT_WORDS` words or more."""
-LONG_TEXT_WORDS = 3
+LONG_TEXT_WORDS = 4
 EXPAND_MAX_WORDS = 6
 """Texts this long (words; two CJK characters count as one) are not expanded."""
 MIN_COVERED_SHARE = 0.5
