@@ -8,9 +8,10 @@ form (`term_key`) before it is compared.
 Import from this package only; its modules are private:
 `_keys` (the key form), `_vocabulary` (`Topic`, `Concept`, `Vocabulary`,
 TOML parsing with line-numbered errors), `_bilingual` (`expand_bilingual`:
-English <-> Chinese expansion of keywords and query terms), `_input` (checking and resolving user text,
-autocomplete), `_corpus` (papers prepared for matching), `_matching` (batch
-matching with scores and explanations, coverage).
+English <-> Chinese expansion of keywords and query terms), `_input`
+(checking and resolving user text, autocomplete), `_corpus` (papers
+prepared for matching), `_matching` (batch matching with scores and
+explanations, coverage).
 """
 
 from paperbot.core.topics._bilingual import EXPANSION_WEIGHT, expand_bilingual
