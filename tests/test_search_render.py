@@ -137,10 +137,11 @@ def test_pages_are_rendered_lazily() -> None:
     items = [ResultItem(paper(pid=i), ()) for i in range(1, 12)]
     pages = ResultPages(parse_query("x"), items, total=11, page_size=5)
     assert len(pages) == 3
-    assert pages._rendered == {}
+    assert pages.computed() == 0
     assert pages[2].embeds[0].footer is not None and "11/11" in pages[2].embeds[0].footer
-    assert set(pages._rendered) == {2}
+    assert pages.computed() == 1
     assert pages[-1] is pages[2]
+    assert pages.computed() == 1  # page 2 was the one rendered, and it is kept
     with pytest.raises(IndexError):
         pages[3]
 

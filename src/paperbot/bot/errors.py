@@ -22,7 +22,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from paperbot.bot.translator import CatalogTranslator
+from paperbot.bot.respond import localize
 
 log = logging.getLogger(__name__)
 
@@ -79,15 +79,6 @@ _KIND_NAMES: dict[discord.AppCommandOptionType, tuple[str, str]] = {
 
 def _is_chinese(interaction: discord.Interaction[Any]) -> bool:
     return interaction.locale in (discord.Locale.chinese, discord.Locale.taiwan_chinese)
-
-
-def localize(interaction: discord.Interaction[Any], english: str, **values: object) -> str:
-    """`english` in the user's language (through the tree's catalog), with `values` filled in."""
-    translator = interaction.client.tree.translator if interaction.client else None
-    text = english
-    if isinstance(translator, CatalogTranslator):
-        text = translator.lookup(english, interaction.locale) or english
-    return text.format(**values)
 
 
 def permission_names(interaction: discord.Interaction[Any], names: list[str]) -> str:

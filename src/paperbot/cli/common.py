@@ -7,7 +7,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from paperbot.config import Settings
 from paperbot.services.app import App, StorageError
@@ -17,7 +17,6 @@ EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
 
 Handler = Callable[[argparse.Namespace, Settings], int]
-T = TypeVar("T")
 
 
 def fail(message: str, code: int = EXIT_PROBLEMS) -> int:

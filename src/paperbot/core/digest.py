@@ -85,9 +85,6 @@ class CorpusArrays:
         found: NDArray[np.intp] = pos[self.ids[pos] == wanted]
         return found
 
-    def venue_label(self, position: int) -> str:
-        return f"{self.venue_names[self.venue_codes[position]]} {self.years[position]}"
-
 
 def _fill_order(
     ids: IntArray, years: NDArray[np.int32], venues: NDArray[np.int32]

@@ -69,10 +69,6 @@ class Term:
     text: str
     alternatives: tuple[str, ...] = ()
 
-    @property
-    def is_cjk(self) -> bool:
-        return is_cjk_run(self.text)
-
 
 @dataclass(frozen=True, slots=True)
 class ParsedQuery:

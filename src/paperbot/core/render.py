@@ -7,6 +7,7 @@ every limit is enforced (and tested) here, without importing discord.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from paperbot.core import limits
@@ -16,6 +17,15 @@ ELLIPSIS = "…"
 _SENTENCE_END = re.compile(r"[。！？；.!?;](?=\s|$)|[。！？；]")
 _MASS_MENTION = re.compile(r"@(everyone|here)", re.IGNORECASE)
 _USER_OR_ROLE_MENTION = re.compile(r"<@([!&]?)(\d+)>")
+
+#: English text -> the same text in the reader's language, unformatted
+#: (renderers fill in the values); the bot makes one per interaction.
+Translate = Callable[[str], str]
+
+
+def untranslated(english: str) -> str:
+    """The `Translate` that keeps the English (tests, and no catalog loaded)."""
+    return english
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,15 +11,23 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import overload
 
 from paperbot.core import limits
+from paperbot.core.lazy import LazySequence
 from paperbot.core.links import arxiv_search_url
 from paperbot.core.models import Paper
 from paperbot.core.query import ParsedQuery, QueryProblem
-from paperbot.core.render import ELLIPSIS, EmbedData, MessageData, defuse_mentions, trim
+from paperbot.core.render import (
+    ELLIPSIS,
+    EmbedData,
+    MessageData,
+    Translate,
+    defuse_mentions,
+    trim,
+    untranslated,
+)
 
 # Fixed texts, in English; `tr` (English -> the reader's language) is applied
 # by the callers' catalogs (the search cog's ZH_CN).
@@ -40,11 +48,6 @@ NO_TERMS = (
     "That query has no words to search for (only punctuation, symbols or emoji). "
     "Try a title, a keyword or 中文关键词."
 )
-Translate = Callable[[str], str]
-
-
-def _same(text: str) -> str:
-    return text
 
 
 EXCERPT_CHARS = 360  # plain characters of summary shown per result
@@ -153,7 +156,7 @@ def excerpt(summary: str, needles: Sequence[str], limit: int = EXCERPT_CHARS) ->
 
 
 def result_embed(
-    item: ResultItem, *, position: int, total: int, budget: int, tr: Translate = _same
+    item: ResultItem, *, position: int, total: int, budget: int, tr: Translate = untranslated
 ) -> EmbedData:
     """One paper: linked title, venue + year, excerpt; within `budget` chars."""
     paper = item.paper
@@ -186,7 +189,7 @@ def describe_query(query: ParsedQuery, limit: int = 200) -> str:
     return shown
 
 
-class ResultPages(Sequence[MessageData]):
+class ResultPages(LazySequence[MessageData]):
     """Pages of at most `page_size` embeds, each within every limit, rendered
     when first read (a paginator usually shows one or two of ten)."""
 
@@ -197,7 +200,7 @@ class ResultPages(Sequence[MessageData]):
         *,
         total: int,
         page_size: int,
-        tr: Translate = _same,
+        tr: Translate = untranslated,
     ) -> None:
         self._query = query
         # Read a page's items only when that page renders: a lazy sequence
@@ -207,27 +210,7 @@ class ResultPages(Sequence[MessageData]):
         self._size = max(1, min(page_size, limits.EMBEDS_PER_MESSAGE))
         self._tr = tr
         self._count = max(1, -(-len(self._items) // self._size))
-        self._rendered: dict[int, MessageData] = {}
-
-    def __len__(self) -> int:
-        return self._count
-
-    @overload
-    def __getitem__(self, index: int) -> MessageData: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[MessageData]: ...
-
-    def __getitem__(self, index: int | slice) -> MessageData | Sequence[MessageData]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._count))]
-        if index < 0:
-            index += self._count
-        if not 0 <= index < self._count:
-            raise IndexError(index)
-        if index not in self._rendered:
-            self._rendered[index] = self._render(index)
-        return self._rendered[index]
+        super().__init__(self._count, self._render)
 
     def _render(self, number: int) -> MessageData:
         tr, size = self._tr, self._size
@@ -258,14 +241,14 @@ def result_pages(
     *,
     total: int,
     page_size: int,
-    tr: Translate = _same,
+    tr: Translate = untranslated,
 ) -> list[MessageData]:
     """Every page at once (see `ResultPages`)."""
     return list(ResultPages(query, items, total=total, page_size=page_size, tr=tr))
 
 
 def nothing_found(
-    query: ParsedQuery, suggestions: Sequence[str], tr: Translate = _same
+    query: ParsedQuery, suggestions: Sequence[str], tr: Translate = untranslated
 ) -> MessageData:
     """No result: say so, and offer the closest titles if there are any."""
     lines = [tr(NOTHING_FOUND).format(query=describe_query(query))]
@@ -277,7 +260,7 @@ def nothing_found(
     return MessageData(content=trim("\n".join(lines), limits.CONTENT_MAX))
 
 
-def query_problem(problem: QueryProblem, max_length: int, tr: Translate = _same) -> str:
+def query_problem(problem: QueryProblem, max_length: int, tr: Translate = untranslated) -> str:
     """The answer to a query that cannot be searched."""
     template = {
         QueryProblem.EMPTY: EMPTY_QUERY,

@@ -130,10 +130,6 @@ class SearchService:
     def settings(self) -> SearchSettings:
         return self._settings
 
-    def set_expansions(self, expansions: Mapping[str, Sequence[str]]) -> None:
-        """Cross-language aliases: normalised alias -> the topic's other aliases."""
-        self._expansions = expansions
-
     # ------------------------------------------------------------ index
 
     async def _corpus_version(self) -> int:
@@ -255,12 +251,6 @@ class SearchService:
     async def venues(self) -> tuple[str, ...]:
         """Loaded venue names (for autocomplete and query filters)."""
         return (await self.ensure_index()).venues
-
-    async def parse(
-        self, query: str, *, venue: str | None = None, year: int | None = None
-    ) -> ParsedQuery:
-        index = await self.ensure_index()
-        return self._parse(index, query, venue, year)
 
     def _parse(
         self, index: core.SearchIndex, query: str, venue: str | None, year: int | None

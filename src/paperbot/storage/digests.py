@@ -117,14 +117,6 @@ async def take_failure(db: Database, guild_id: int) -> tuple[str, datetime] | No
     return str(row[0]), datetime.fromisoformat(row[1])
 
 
-async def clear_failure(db: Database, guild_id: int) -> None:
-    async with db.transaction() as conn:
-        await conn.execute(
-            "UPDATE digest_settings SET failure = NULL, failure_at = NULL WHERE guild_id = ?",
-            (guild_id,),
-        )
-
-
 async def posted_ids(db: Database, channel_id: int) -> list[int]:
     """Papers already posted (or being posted) in a channel."""
     return [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -13,10 +12,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from paperbot import __version__
-from paperbot.bot.embeds import message_kwargs
+from paperbot.bot.respond import reply, translator
 from paperbot.clock import utc_now
 from paperbot.core.models import VenueCount
-from paperbot.core.render import EmbedData, EmbedField, MessageData, trim
+from paperbot.core.render import EmbedData, EmbedField, MessageData, Translate, trim
 
 if TYPE_CHECKING:
     from paperbot.bot.client import PaperBot
@@ -79,10 +78,6 @@ class AboutInfo:
     digest: DigestSchedule | None
     in_guild: bool
     version: str = __version__
-
-
-#: English text -> the same text in the reader's language.
-Translate = Callable[[str], str]
 
 
 def render_about(info: AboutInfo, tr: Translate) -> MessageData:
@@ -163,12 +158,7 @@ class About(commands.Cog):
     @app_commands.command(name="about", description=ABOUT_DESCRIPTION)
     async def about(self, interaction: discord.Interaction[PaperBot]) -> None:
         info = await self.gather(interaction.guild_id, utc_now())
-
-        def tr(english: str) -> str:
-            return self.bot.translator.lookup(english, interaction.locale) or english
-
-        message = render_about(info, tr)
-        await interaction.response.send_message(**message_kwargs(message), ephemeral=True)
+        await reply(interaction, render_about(info, translator(interaction)))
 
 
 async def setup(bot: PaperBot) -> None:

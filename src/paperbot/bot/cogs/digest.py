@@ -18,8 +18,8 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from paperbot.bot import scheduler as digest_scheduler
-from paperbot.bot.embeds import message_kwargs
-from paperbot.bot.errors import UserError, localize, permission_names
+from paperbot.bot.errors import UserError, permission_names
+from paperbot.bot.respond import localize, reply
 from paperbot.clock import utc_now
 from paperbot.core.render import MessageData
 from paperbot.core.schedule import ScheduleError, suggest_timezones
@@ -285,11 +285,7 @@ class Digest(commands.GroupCog, group_name="digest", group_description=locale_st
         notice = await self.failure_notice(interaction)
         message = body if isinstance(body, MessageData) else MessageData(content=body)
         content = f"{notice}\n\n{message.content}" if notice else message.content
-        kwargs = message_kwargs(MessageData(content=content, embeds=message.embeds))
-        if interaction.response.is_done():
-            await interaction.followup.send(**kwargs, ephemeral=True)
-        else:
-            await interaction.response.send_message(**kwargs, ephemeral=True)
+        await reply(interaction, MessageData(content=content, embeds=message.embeds))
 
 
 def _nothing_left_line(message: MessageData) -> str:

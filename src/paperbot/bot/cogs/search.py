@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from paperbot.bot.embeds import message_kwargs
-from paperbot.bot.errors import UserError, localize
-from paperbot.bot.translator import CatalogTranslator
+from paperbot.bot.errors import UserError
+from paperbot.bot.respond import localize, reply, translator
 from paperbot.bot.views.paginator import NEXT, NOT_YOURS, PREVIOUS, Paginator
 from paperbot.bot.warmup import WarmUp
 from paperbot.core import limits
 from paperbot.core import search_render as render
+from paperbot.core.lazy import LazySequence
 from paperbot.core.query import parse_query
-from paperbot.core.search_render import ResultItem, Translate
+from paperbot.core.search_render import ResultItem
 from paperbot.services.search import SearchHit
 
 if TYPE_CHECKING:
@@ -69,18 +69,6 @@ def _cooldown(interaction: discord.Interaction[PaperBot]) -> app_commands.Cooldo
     return app_commands.Cooldown(settings.cooldown_uses, settings.cooldown_seconds)
 
 
-def _translate(interaction: discord.Interaction[PaperBot]) -> Translate:
-    """English template -> the user's language, unformatted."""
-    translator = interaction.client.tree.translator
-
-    def tr(english: str) -> str:
-        if isinstance(translator, CatalogTranslator):
-            return translator.lookup(english, interaction.locale) or english
-        return english
-
-    return tr
-
-
 class Search(commands.Cog):
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
@@ -107,7 +95,7 @@ class Search(commands.Cog):
     ) -> None:
         service = self.bot.app.search
         settings = service.settings
-        tr = _translate(interaction)
+        tr = translator(interaction)
         # Too long / empty / only symbols: answered before any index work.
         precheck = parse_query(query, venue=venue, year=year, max_length=settings.max_query_length)
         if precheck.problem is not None:
@@ -120,7 +108,7 @@ class Search(commands.Cog):
         self._in_flight += 1
         try:
             # Only the first page's highlight is worked out now; later pages'
-            # when the searcher turns to them (see `_HitItems`).
+            # when the searcher turns to them (see `_result_items`).
             result = await service.search(
                 query,
                 venue=venue,
@@ -134,22 +122,13 @@ class Search(commands.Cog):
             raise UserError(render.query_problem(result.problem, settings.max_query_length, tr))
         if not result.hits:
             message = render.nothing_found(result.query, result.suggestions, tr)
-            await self._send(interaction, message_kwargs(message), ephemeral=True)
+            await reply(interaction, message)
             return
-        items = _HitItems(result.hits)
+        items = _result_items(result.hits)
         pages = render.ResultPages(
             result.query, items, total=result.total, page_size=settings.page_size, tr=tr
         )
         await Paginator(pages, owner_id=interaction.user.id, tr=tr).start(interaction)
-
-    @staticmethod
-    async def _send(
-        interaction: discord.Interaction[PaperBot], kwargs: dict[str, Any], *, ephemeral: bool
-    ) -> None:
-        if interaction.response.is_done():
-            await interaction.followup.send(**kwargs, ephemeral=ephemeral)
-        else:
-            await interaction.response.send_message(**kwargs, ephemeral=ephemeral)
 
     @search.autocomplete("venue")
     async def venue_autocomplete(
@@ -174,28 +153,16 @@ class Search(commands.Cog):
 MAX_PAGES = 10
 
 
-class _HitItems(Sequence[ResultItem]):
+def _result_items(hits: Sequence[SearchHit]) -> LazySequence[ResultItem]:
     """Search hits as render items, each made when its page renders: reading
     `SearchHit.matched` works out that paper's highlight, so a page nobody
     turns to costs nothing."""
 
-    def __init__(self, hits: Sequence[SearchHit]) -> None:
-        self._hits = hits
-
-    def __len__(self) -> int:
-        return len(self._hits)
-
-    @overload
-    def __getitem__(self, index: int) -> ResultItem: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[ResultItem]: ...
-
-    def __getitem__(self, index: int | slice) -> ResultItem | Sequence[ResultItem]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self._hits)))]
-        hit = self._hits[index]
+    def item(index: int) -> ResultItem:
+        hit = hits[index]
         return ResultItem(hit.paper, hit.matched)
+
+    return LazySequence(len(hits), item)
 
 
 async def setup(bot: PaperBot) -> None:

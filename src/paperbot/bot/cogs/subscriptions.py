@@ -8,7 +8,7 @@ data through `bot.app.subscriptions` and sends.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,13 +16,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from paperbot.bot.embeds import message_kwargs
-from paperbot.bot.errors import UserError, localize
-from paperbot.bot.translator import CatalogTranslator
+from paperbot.bot.errors import UserError
+from paperbot.bot.respond import localize, reply, translator
 from paperbot.bot.warmup import WarmUp
 from paperbot.clock import utc_now
 from paperbot.core import limits
-from paperbot.core.render import EmbedData, MessageData, defuse_mentions, trim
+from paperbot.core.render import EmbedData, MessageData, Translate, defuse_mentions, trim
 from paperbot.core.topics import (
     EMPTY_TOPIC,
     NO_LETTERS,
@@ -102,9 +101,6 @@ ZH_CN: dict[str, str] = {
     TOPIC_TOO_LONG: "主题最多 {limit} 个字符；你输入了 {length} 个。",
     NO_LETTERS: "主题至少需要包含一个字母或汉字。",
 }
-
-#: English text -> the same text in the reader's language.
-Translate = Callable[[str], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,31 +182,10 @@ class Subscriptions(commands.Cog):
         await self._warmup.stop()
 
     @staticmethod
-    def _tr(interaction: discord.Interaction[PaperBot]) -> Translate:
-        """Text in the user's language, unformatted (renderers fill it in)."""
-        translator = interaction.client.tree.translator
-
-        def tr(english: str) -> str:
-            if isinstance(translator, CatalogTranslator):
-                return translator.lookup(english, interaction.locale) or english
-            return english
-
-        return tr
-
-    @staticmethod
     def _ids(interaction: discord.Interaction[PaperBot]) -> tuple[int, int]:
         if interaction.guild_id is None:  # guild_only: Discord does not offer it in DMs
             raise app_commands.NoPrivateMessage()
         return interaction.guild_id, interaction.user.id
-
-    async def _answer(
-        self, interaction: discord.Interaction[PaperBot], message: MessageData
-    ) -> None:
-        kwargs = message_kwargs(message)
-        if interaction.response.is_done():
-            await interaction.followup.send(**kwargs, ephemeral=True)
-        else:
-            await interaction.response.send_message(**kwargs, ephemeral=True)
 
     async def _defer_if_cold(self, interaction: discord.Interaction[PaperBot]) -> None:
         """Matching needs the prepared corpus; if it is not ready (just loaded,
@@ -223,7 +198,7 @@ class Subscriptions(commands.Cog):
     @app_commands.describe(topic=SUBSCRIBE_TOPIC)
     async def subscribe(self, interaction: discord.Interaction[PaperBot], topic: str) -> None:
         guild_id, user_id = self._ids(interaction)
-        tr = self._tr(interaction)
+        tr = translator(interaction)
         service = self.bot.app.subscriptions
         await self._defer_if_cold(interaction)
         try:
@@ -233,7 +208,7 @@ class Subscriptions(commands.Cog):
         except SubscriptionLimitError as exc:
             raise UserError(localize(interaction, LIMIT, limit=exc.limit)) from None
         examples = await self._examples(result) if result.match_count else []
-        await self._answer(interaction, render_subscribed(result, examples, tr))
+        await reply(interaction, render_subscribed(result, examples, tr))
 
     async def _examples(self, result: Subscribed) -> list[Example]:
         topics = self.bot.app.topics
@@ -259,7 +234,7 @@ class Subscriptions(commands.Cog):
             result = await self.bot.app.subscriptions.unsubscribe(guild_id, user_id, topic)
         except TopicInputError as exc:
             raise UserError(localize(interaction, exc.template, **exc.values)) from None
-        await self._answer(interaction, render_unsubscribed(result, self._tr(interaction)))
+        await reply(interaction, render_unsubscribed(result, translator(interaction)))
 
     @unsubscribe.autocomplete("topic")
     async def unsubscribe_autocomplete(
@@ -278,7 +253,7 @@ class Subscriptions(commands.Cog):
         guild_id, user_id = self._ids(interaction)
         await self._defer_if_cold(interaction)
         followed = await self.bot.app.subscriptions.followed(guild_id, user_id)
-        await self._answer(interaction, render_followed(followed, self._tr(interaction)))
+        await reply(interaction, render_followed(followed, translator(interaction)))
 
 
 async def setup(bot: PaperBot) -> None:

@@ -21,7 +21,8 @@ API::
   message that is gone by then is logged, not raised.
 * `tr` localizes the fixed texts (`PREVIOUS`, `NEXT`, `NOT_YOURS`); their
   Chinese lives in the `ZH_CN` catalog of a cog that uses the paginator.
-* `start` answers the interaction, or sends a follow-up if it was deferred.
+* `start` answers the interaction, or sends a follow-up if it was deferred
+  (`bot.respond.reply`).
 * Errors inside a button go to the bot's single error handler
   (`bot.errors.handle_error`), like command errors.
 """
@@ -29,14 +30,14 @@ API::
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import discord
 
-from paperbot.bot import errors
+from paperbot.bot import errors, respond
 from paperbot.bot.embeds import message_kwargs
-from paperbot.core.render import MessageData
+from paperbot.core.render import MessageData, Translate, untranslated
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +45,6 @@ PREVIOUS = "Previous"
 NEXT = "Next"
 NOT_YOURS = "Only the person who ran this command can turn its pages."
 DEFAULT_TIMEOUT = 180.0
-
-
-def _identity(text: str) -> str:
-    return text
 
 
 class Paginator(discord.ui.View):
@@ -58,7 +55,7 @@ class Paginator(discord.ui.View):
         pages: Sequence[MessageData],
         *,
         owner_id: int,
-        tr: Callable[[str], str] = _identity,
+        tr: Translate = untranslated,
         timeout: float | None = DEFAULT_TIMEOUT,
     ) -> None:
         if not pages:
@@ -89,19 +86,11 @@ class Paginator(discord.ui.View):
         self, interaction: discord.Interaction[Any], *, ephemeral: bool = False
     ) -> None:
         """Send the first page (with buttons when there are several pages)."""
-        kwargs = message_kwargs(self.page)
         self._interaction = interaction
         several = len(self.pages) > 1
-        if interaction.response.is_done():
-            if several:
-                kwargs["view"] = self
-            self._message = await interaction.followup.send(
-                **kwargs, ephemeral=ephemeral, wait=True
-            )
-        else:
-            if several:
-                kwargs["view"] = self
-            await interaction.response.send_message(**kwargs, ephemeral=ephemeral)
+        view = self if several else None
+        # A follow-up (after a defer) is kept: on timeout it is edited directly.
+        self._message = await respond.reply(interaction, self.page, ephemeral=ephemeral, view=view)
         if not several:
             self.stop()
 
