@@ -210,6 +210,10 @@ def test_longer_texts_are_expanded_less(vocab: Vocabulary) -> None:
         ("low-rank", "LoRA Adapters Revisited", "", True),
         ("低秩", "Depth Promotes Low-Rank", "", True),
         ("low-rank", "A Study", LATE + "低秩。", False),  # expansions are weaker still
+        # a concept saying part of the keyword only supports other evidence
+        ("low-rank adapter", "低秩方法", "", False),
+        ("low-rank adapter", "Low-Rank Adapter Tuning", "", True),
+        ("low-rank adapter", "Low-Rank Adapter Tuning", "低秩", True),
     ],
 )
 def test_keywords_match_papers_in_the_other_language(

@@ -16,8 +16,10 @@ from paperbot.core.topics._vocabulary import Vocabulary
 
 EXPANSION_WEIGHT = 0.8
 """Weight of a concept term when the concept says the whole (short) text."""
-PARTIAL_EXPANSION_FACTOR = 0.75
-"""Further factor when the concept says only part of the text."""
+PARTIAL_EXPANSION_FACTOR = 0.5
+"""Further factor when the concept says only part of the text: such a term
+is supporting evidence, never a match on its own (`flash attention` is not
+every paper about attention)."""
 LONG_TEXT_FACTOR = 0.6
 """Further factor for texts of `LONG_TEXT_WORDS` words or more."""
 LONG_TEXT_WORDS = 4

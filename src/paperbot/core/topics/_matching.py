@@ -229,13 +229,17 @@ def _counted_hits(
 
 
 def _scores(hits: Sequence[tuple[_Term, _Hits]], size: int) -> FloatArray:
-    """Best place of any term, plus a little for every further term found."""
+    """Best place of any term, plus a little for every further term found
+    (a bilingual expansion adds in proportion to its weight)."""
     best = np.zeros(size, dtype=np.float64)
-    counted = np.zeros(size, dtype=np.int64)
-    for _, found in hits:
-        best[found.positions] = np.maximum(best[found.positions], found.weights)
-        counted[found.positions] += 1
-    extra = np.clip(counted - 1, 0, TOPIC_EXTRA_TERMS_COUNTED)
+    total = np.zeros(size, dtype=np.float64)
+    strongest = np.zeros(size, dtype=np.float64)
+    for term, found in hits:
+        where = found.positions
+        best[where] = np.maximum(best[where], found.weights)
+        total[where] += term.quality
+        strongest[where] = np.maximum(strongest[where], term.quality)
+    extra = np.clip(total - strongest, 0, TOPIC_EXTRA_TERMS_COUNTED)
     return np.minimum(best + TOPIC_EXTRA_TERM_WEIGHT * extra, MAX_TOPIC_SCORE)
 
 
