@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,20 @@ def user_folders(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     return home
+
+
+@pytest.fixture(autouse=True)
+def root_logging() -> Iterator[None]:
+    """The CLI's `logging.basicConfig` binds a handler to the stderr of the test
+    that first ran it; take it away again, so a later test's log line never
+    goes to a stream pytest has closed since."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    for handler in root.handlers[:]:
+        if handler not in handlers:
+            root.removeHandler(handler)
+    root.setLevel(level)
 
 
 @pytest.fixture

@@ -140,9 +140,11 @@ class TopicService:
         if self.is_retired(topic):
             found = TopicMatches.empty()
         elif len(corpus) >= _THREAD_THRESHOLD:
-            found = await asyncio.to_thread(match_topic, topic, corpus, self._protected)
+            found = await asyncio.to_thread(
+                match_topic, topic, corpus, self._protected, self.vocabulary
+            )
         else:
-            found = match_topic(topic, corpus, self._protected)
+            found = match_topic(topic, corpus, self._protected, self.vocabulary)
         # Store only if no reload happened meanwhile, or the entry would be stale.
         if self._snapshot is not None and self._snapshot.version == version:
             self._matches[key] = found
@@ -163,7 +165,7 @@ class TopicService:
         """Why the paper matches: ("title: scaling law", "summary: 缩放定律")."""
         if self.is_retired(topic):
             return ()
-        return explain(topic, paper.title, paper.summary, self._protected)
+        return explain(topic, paper.title, paper.summary, self._protected, self.vocabulary)
 
     async def coverage(self) -> Coverage:
         """Every vocabulary topic's match count and the papers no topic matches."""

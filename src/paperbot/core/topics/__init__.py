@@ -6,12 +6,15 @@ Every piece of text, vocabulary and paper alike, is reduced to one *key*
 form (`term_key`) before it is compared.
 
 Import from this package only; its modules are private:
-`_keys` (the key form), `_vocabulary` (`Topic`, `Vocabulary`, TOML parsing
-with line-numbered errors), `_input` (checking and resolving user text,
-autocomplete), `_corpus` (papers prepared for matching), `_matching` (batch
-matching with scores and explanations, coverage).
+`_keys` (the key form), `_vocabulary` (`Topic`, `Concept`, `Vocabulary`,
+TOML parsing with line-numbered errors), `_bilingual` (`expand_bilingual`:
+English <-> Chinese expansion of keywords and query terms), `_input`
+(checking and resolving user text, autocomplete), `_corpus` (papers
+prepared for matching), `_matching` (batch matching with scores and
+explanations, coverage).
 """
 
+from paperbot.core.topics._bilingual import EXPANSION_WEIGHT, expand_bilingual
 from paperbot.core.topics._corpus import TopicCorpus, build_corpus
 from paperbot.core.topics._input import (
     EMPTY_TOPIC,
@@ -27,8 +30,10 @@ from paperbot.core.topics._input import (
 from paperbot.core.topics._keys import term_key
 from paperbot.core.topics._matching import (
     MAX_TOPIC_SCORE,
+    RELEVANCE_THRESHOLD,
     TOPIC_EXTRA_TERM_WEIGHT,
     TOPIC_EXTRA_TERMS_COUNTED,
+    TOPIC_LEAD_WEIGHT,
     TOPIC_SUMMARY_WEIGHT,
     TOPIC_TITLE_WEIGHT,
     TYPO_MIN_LENGTH,
@@ -43,6 +48,7 @@ from paperbot.core.topics._matching import (
 )
 from paperbot.core.topics._vocabulary import (
     TOPIC_TEXT_MAX,
+    Concept,
     Topic,
     TopicKind,
     Vocabulary,
@@ -52,10 +58,13 @@ from paperbot.core.topics._vocabulary import (
 
 __all__ = [
     "EMPTY_TOPIC",
+    "EXPANSION_WEIGHT",
     "MAX_TOPIC_SCORE",
     "NO_LETTERS",
+    "RELEVANCE_THRESHOLD",
     "TOPIC_EXTRA_TERMS_COUNTED",
     "TOPIC_EXTRA_TERM_WEIGHT",
+    "TOPIC_LEAD_WEIGHT",
     "TOPIC_SUMMARY_WEIGHT",
     "TOPIC_TEXT_MAX",
     "TOPIC_TITLE_WEIGHT",
@@ -63,6 +72,7 @@ __all__ = [
     "TYPO_MIN_LENGTH",
     "TYPO_QUALITY",
     "Choice",
+    "Concept",
     "Coverage",
     "Topic",
     "TopicCorpus",
@@ -75,6 +85,7 @@ __all__ = [
     "check_topic_text",
     "clip",
     "coverage",
+    "expand_bilingual",
     "explain",
     "is_typo_of",
     "match_topic",

@@ -3,6 +3,16 @@
 Batch matching (`match_topic`) narrows candidates with per-field postings
 (Latin word -> papers, CJK character -> papers) and verifies each candidate
 with one substring test, so a topic over 100,000 papers costs milliseconds.
+
+A paper matches when its score reaches `RELEVANCE_THRESHOLD`. The score says
+how central the topic is to the paper: a term in the title counts most, in
+the lead of the summary (its opening share) next, a passing mention later
+least (more when said twice); every further term of the topic found adds a
+little. So a single passing mention falls below the threshold. Weak aliases
+(`Topic.weak_aliases`) count only in the title or beside another term of the
+topic. Papers' words are matched exactly (after folding): typo tolerance is
+for what users type (`resolve` for topics; a keyword's word that no paper
+uses is matched through the corpus words one edit away).
 """
 
 from __future__ import annotations
@@ -11,12 +21,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from paperbot.core.text import is_cjk_run
+from paperbot.core.topics._bilingual import expand_bilingual
 from paperbot.core.topics._corpus import (
-    FIELDS,
     FieldIndex,
     FloatArray,
     IntArray,
@@ -24,25 +35,37 @@ from paperbot.core.topics._corpus import (
     TopicCorpus,
     build_corpus,
 )
-from paperbot.core.topics._keys import document, needle, term_key
+from paperbot.core.topics._keys import needle, term_key
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
+BoolArray = npt.NDArray[np.bool_]
+
 TOPIC_TITLE_WEIGHT = 3.0
+TOPIC_LEAD_WEIGHT = 2.0
 TOPIC_SUMMARY_WEIGHT = 1.0
-TOPIC_EXTRA_TERM_WEIGHT = 0.25
+TOPIC_REPEAT_BONUS = 0.5
+"""Added to a mention outside the lead that the summary makes more than once."""
+TOPIC_EXTRA_TERM_WEIGHT = 0.5
 TOPIC_EXTRA_TERMS_COUNTED = 3
-MAX_TOPIC_SCORE = (
-    TOPIC_TITLE_WEIGHT + TOPIC_SUMMARY_WEIGHT + TOPIC_EXTRA_TERM_WEIGHT * TOPIC_EXTRA_TERMS_COUNTED
-)
-"""The best score `match_topic` can give: exact hits in title and summary plus
-every extra term counted. Dividing by it puts topic scores on a [0, 1] scale."""
+MAX_TOPIC_SCORE = TOPIC_TITLE_WEIGHT + TOPIC_EXTRA_TERM_WEIGHT * TOPIC_EXTRA_TERMS_COUNTED
+"""The best score `match_topic` can give: a title hit plus every extra term
+counted. Dividing by it puts topic scores on a [0, 1] scale."""
+
+RELEVANCE_THRESHOLD = 1.6
+"""Least score of a match: a title or lead hit passes; a passing mention needs
+a second term or a repeat of itself plus another term."""
+
+LEAD_SHARE = 0.35
+LEAD_MIN_CHARS = 40
+"""The lead of a summary: its first `LEAD_SHARE` (at least `LEAD_MIN_CHARS`
+characters of its key), where a summary says what the paper is about."""
 
 TYPO_QUALITY = 0.7
-"""A hit through a misspelt word counts this much of an exact hit."""
+"""A hit through a corrected word of a keyword counts this much of an exact hit."""
 
 TYPO_MIN_LENGTH = 7
-"""Shorter words are never typo-matched: `merging`/`emerging`-style pairs of
-real words are common among short words and rare among long ones."""
+"""Shorter typed words are never corrected: `merging`/`emerging`-style pairs
+of real words are common among short words and rare among long ones."""
 
 _EMPTY: PosArray = np.zeros(0, dtype=np.int32)
 
@@ -54,19 +77,27 @@ class _Term:
     key: str
     shown: str
     quality: float
+    weak: bool = False
 
 
-def _topic_terms(topic: Topic) -> list[_Term]:
+def _topic_terms(topic: Topic, vocabulary: Vocabulary | None) -> list[_Term]:
+    """A topic's names and aliases; a keyword and its bilingual expansions."""
+    if topic.is_keyword:
+        if vocabulary is None:
+            return [_Term(topic.key, topic.name, 1.0)] if topic.key else []
+        expanded = expand_bilingual(topic.name, vocabulary)
+        return [_Term(key, key if w < 1.0 else topic.name, w) for key, w in expanded]
     seen: dict[str, _Term] = {}
+    weak = set(topic.weak_aliases)
     for text in topic.terms:
         key = term_key(text)
         if key and key not in seen:
-            seen[key] = _Term(key, text, 1.0)
+            seen[key] = _Term(key, text, 1.0, text in weak)
     return list(seen.values())
 
 
 def is_typo_of(word: str, candidate: str, protected: frozenset[str] = frozenset()) -> bool:
-    """True when `candidate` is treated as a misspelling of vocabulary word `word`.
+    """True when typed `word` is taken for a misspelling of corpus word `candidate`.
 
     Conservative on purpose: long words only, same first letter, one edit
     (two for words of 12+ letters; a swap of neighbours is one edit), and
@@ -80,27 +111,34 @@ def is_typo_of(word: str, candidate: str, protected: frozenset[str] = frozenset(
     return OSA.distance(word, candidate, score_cutoff=budget) <= budget
 
 
-def _typo_terms(term: _Term, words: Sequence[str], protected: frozenset[str]) -> list[_Term]:
-    """Variants of a term with one of its long words replaced by a misspelling found in `words`."""
+def _typed_corrections(term: _Term, corpus: TopicCorpus, protected: frozenset[str]) -> list[_Term]:
+    """Variants of a typed keyword with one long word that no paper uses
+    replaced by a corpus word one (or two) edits away."""
     variants: list[_Term] = []
     parts = term.key.split(" ")
     for index, word in enumerate(parts):
-        if len(word) < TYPO_MIN_LENGTH or is_cjk_run(word):
+        if len(word) < TYPO_MIN_LENGTH or is_cjk_run(word) or _in_corpus(word, corpus):
             continue
         budget = 2 if len(word) >= 12 else 1
-        for candidate, _, _ in process.extract(
-            word, words, scorer=OSA.distance, score_cutoff=budget, limit=None
-        ):
-            if is_typo_of(word, candidate, protected):
-                key = " ".join([*parts[:index], candidate, *parts[index + 1 :]])
-                variants.append(_Term(key, f"{key} ≈ {term.shown}", TYPO_QUALITY))
-    return variants
+        for name in ("title", "summary"):
+            for candidate, _, _ in process.extract(
+                word, corpus.field(name).words, scorer=OSA.distance, score_cutoff=budget, limit=None
+            ):
+                if is_typo_of(word, candidate, protected):
+                    key = " ".join([*parts[:index], candidate, *parts[index + 1 :]])
+                    shown = f"{key} ≈ {term.shown}"
+                    variants.append(_Term(key, shown, TYPO_QUALITY * term.quality))
+    return list({v.key: v for v in variants}.values())
 
 
-def _field_hits(term: _Term, data: FieldIndex) -> PosArray:
-    """Positions of the documents of one field that contain the term."""
+def _in_corpus(word: str, corpus: TopicCorpus) -> bool:
+    return word in corpus.title.word_postings or word in corpus.summary.word_postings
+
+
+def _candidates(key: str, data: FieldIndex) -> PosArray:
+    """Positions of one field's documents holding every word/character of the key."""
     lists: list[PosArray] = []
-    for part in term.key.split(" "):
+    for part in key.split(" "):
         if is_cjk_run(part):
             lists.extend(data.char_postings.get(ch, _EMPTY) for ch in set(part))
         else:
@@ -111,9 +149,98 @@ def _field_hits(term: _Term, data: FieldIndex) -> PosArray:
         if len(candidates) == 0:
             break
         candidates = np.intersect1d(candidates, other, assume_unique=True)
-    found = needle(term.key)
+    return candidates
+
+
+def _summary_weights(key: str, data: FieldIndex) -> tuple[PosArray, FloatArray]:
+    """Summaries holding the key, and how central its first mention is there."""
+    found = needle(key)
     docs = data.docs
-    return np.fromiter((p for p in candidates.tolist() if found in docs[p]), dtype=np.int64)
+    positions: list[int] = []
+    weights: list[float] = []
+    for p in _candidates(key, data).tolist():
+        doc = docs[p]
+        at = doc.find(found)
+        if at < 0:
+            continue
+        positions.append(p)
+        if at < max(LEAD_MIN_CHARS, LEAD_SHARE * len(doc)):
+            weights.append(TOPIC_LEAD_WEIGHT)
+        elif doc.find(found, at + 1) >= 0:
+            weights.append(TOPIC_SUMMARY_WEIGHT + TOPIC_REPEAT_BONUS)
+        else:
+            weights.append(TOPIC_SUMMARY_WEIGHT)
+    return np.asarray(positions, dtype=np.int32), np.asarray(weights, dtype=np.float64)
+
+
+@dataclass(frozen=True, slots=True)
+class _Hits:
+    """Where one term is found: sorted positions, the weight of the best
+    place, and whether the title / the summary hold it."""
+
+    positions: PosArray
+    weights: FloatArray
+    in_title: BoolArray
+    in_summary: BoolArray
+
+    def keep(self, mask: BoolArray) -> _Hits:
+        return _Hits(
+            self.positions[mask], self.weights[mask], self.in_title[mask], self.in_summary[mask]
+        )
+
+
+def _term_hits(term: _Term, corpus: TopicCorpus) -> _Hits:
+    found = needle(term.key)
+    docs = corpus.title.docs
+    title = np.asarray(
+        [p for p in _candidates(term.key, corpus.title).tolist() if found in docs[p]],
+        dtype=np.int32,
+    )
+    summary, summary_weights = _summary_weights(term.key, corpus.summary)
+    positions = np.union1d(title, summary).astype(np.int32)
+    weights = np.zeros(len(positions), dtype=np.float64)
+    in_summary = np.isin(positions, summary, assume_unique=True)
+    weights[in_summary] = summary_weights
+    in_title = np.isin(positions, title, assume_unique=True)
+    weights[in_title] = TOPIC_TITLE_WEIGHT
+    return _Hits(positions, weights * term.quality, in_title, in_summary)
+
+
+def _counted_hits(
+    topic: Topic, corpus: TopicCorpus, protected: frozenset[str], vocabulary: Vocabulary | None
+) -> list[tuple[_Term, _Hits]]:
+    """Every term's hits that count: a weak alias's only in a title or beside
+    another term of the topic."""
+    terms = _topic_terms(topic, vocabulary)
+    if topic.is_keyword:
+        terms += [
+            v for t in terms if t.quality == 1.0 for v in _typed_corrections(t, corpus, protected)
+        ]
+    found = [(term, _term_hits(term, corpus)) for term in terms]
+    if not any(term.weak for term in terms):
+        return found
+    terms_found = np.zeros(len(corpus), dtype=np.int64)
+    for _, hits in found:
+        terms_found[hits.positions] += 1
+    return [
+        (term, hits.keep(hits.in_title | (terms_found[hits.positions] >= 2)) if term.weak else hits)
+        for term, hits in found
+    ]
+
+
+def _scores(hits: Sequence[tuple[_Term, _Hits]], size: int) -> FloatArray:
+    """Best place of any term, plus a little for every further term found
+    (a bilingual expansion adds in proportion to its weight)."""
+    best = np.zeros(size, dtype=np.float64)
+    total = np.zeros(size, dtype=np.float64)
+    strongest = np.zeros(size, dtype=np.float64)
+    for term, found in hits:
+        where = found.positions
+        best[where] = np.maximum(best[where], found.weights)
+        total[where] += term.quality
+        strongest[where] = np.maximum(strongest[where], term.quality)
+    extra = np.clip(total - strongest, 0, TOPIC_EXTRA_TERMS_COUNTED)
+    return np.minimum(best + TOPIC_EXTRA_TERM_WEIGHT * extra, MAX_TOPIC_SCORE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,86 +259,58 @@ class TopicMatches:
 
 
 def match_topic(
-    topic: Topic, corpus: TopicCorpus, protected: frozenset[str] = frozenset()
+    topic: Topic,
+    corpus: TopicCorpus,
+    protected: frozenset[str] = frozenset(),
+    vocabulary: Vocabulary | None = None,
 ) -> TopicMatches:
-    """Every paper of the corpus matching the topic, with scores, best first.
+    """Every paper of the corpus the topic is relevant to, with scores, best first.
 
-    score = 3 x (title hit) + 1 x (summary hit) + 0.25 per extra distinct
-    term (up to 3), where a hit through a misspelling counts 0.7; at most
-    `MAX_TOPIC_SCORE`. Ties are broken by paper id. Vocabulary topics
-    tolerate misspelt long words in the papers; keywords match exactly
-    (after folding). Pass `vocabulary.term_words()` as `protected` so one
-    vocabulary word is never taken for a misspelling of another.
+    Scores (see the module doc) are at most `MAX_TOPIC_SCORE`; papers below
+    `RELEVANCE_THRESHOLD` are left out; ties are broken by paper id. With
+    `vocabulary`, a keyword is expanded through its bilingual concepts.
+    Pass `vocabulary.term_words()` as `protected` so a keyword's word is
+    never corrected to a vocabulary word it is not.
     """
-    n = len(corpus)
-    best = {name: np.zeros(n, dtype=np.float64) for name in FIELDS}
-    distinct = np.zeros(n, dtype=np.int64)
-    for term in _topic_terms(topic):
-        variants = [term]
-        if not topic.is_keyword:
-            for name in FIELDS:
-                variants += _typo_terms(term, corpus.field(name).words, protected)
-        touched = _mark_hits(variants, corpus, best)
-        distinct[touched] += 1
-    score = TOPIC_TITLE_WEIGHT * best["title"] + TOPIC_SUMMARY_WEIGHT * best["summary"]
-    score += TOPIC_EXTRA_TERM_WEIGHT * np.clip(distinct - 1, 0, TOPIC_EXTRA_TERMS_COUNTED)
-    positions = np.flatnonzero(distinct > 0)
+    score = _scores(_counted_hits(topic, corpus, protected, vocabulary), len(corpus))
+    positions = np.flatnonzero(score >= RELEVANCE_THRESHOLD)
     order = np.lexsort((corpus.ids[positions], -score[positions]))
     positions = positions[order]
     return TopicMatches(corpus.ids[positions], score[positions])
 
 
-def _mark_hits(variants: list[_Term], corpus: TopicCorpus, best: dict[str, FloatArray]) -> PosArray:
-    """Raise `best[field]` to each variant's quality where it is found; the
-    positions found in either field by any variant."""
-    touched = _EMPTY
-    for variant in variants:
-        for name in FIELDS:
-            hits = _field_hits(variant, corpus.field(name))
-            if len(hits):
-                np.maximum.at(best[name], hits, variant.quality)
-                touched = np.union1d(touched, hits)
-    return touched
-
-
 def explain(
-    topic: Topic, title: str, summary: str, protected: frozenset[str] = frozenset()
+    topic: Topic,
+    title: str,
+    summary: str,
+    protected: frozenset[str] = frozenset(),
+    vocabulary: Vocabulary | None = None,
 ) -> tuple[str, ...]:
     """Why a paper matches a topic: `("title: scaling law", "summary: 缩放定律")`.
 
-    One line per field and term found, title first; empty when it does not
-    match. Agrees with `match_topic` (same keys, same misspelling rule).
+    One line per field and counted term, title lines first; empty when the
+    paper does not match. The same code as `match_topic`.
     """
-    found: list[str] = []
-    for name, text in (("title", title), ("summary", summary)):
-        doc = document(text)
-        words = tuple({w for w in doc.split() if not is_cjk_run(w)})
-        for term in _topic_terms(topic):
-            shown = _shown_in(term, doc, words, topic.is_keyword, protected)
-            if shown is not None:
-                found.append(f"{name}: {shown}")
-    return tuple(found)
-
-
-def _shown_in(
-    term: _Term, doc: str, words: tuple[str, ...], exact_only: bool, protected: frozenset[str]
-) -> str | None:
-    """How the term shows up in a padded document key, or None when it does not."""
-    if needle(term.key) in doc:
-        return term.shown
-    if exact_only:
-        return None
-    typos = _typo_terms(term, words, protected)
-    typo = next((v for v in typos if needle(v.key) in doc), None)
-    return None if typo is None else typo.shown
+    corpus = build_corpus([(0, title, summary)])
+    hits = _counted_hits(topic, corpus, protected, vocabulary)
+    if _scores(hits, 1)[0] < RELEVANCE_THRESHOLD:
+        return ()
+    counted = [(term, found) for term, found in hits if len(found.positions)]
+    lines = [f"title: {t.shown}" for t, found in counted if found.in_title[0]]
+    lines += [f"summary: {t.shown}" for t, found in counted if found.in_summary[0]]
+    return tuple(lines)
 
 
 def score_paper(
-    topic: Topic, title: str, summary: str, protected: frozenset[str] = frozenset()
+    topic: Topic,
+    title: str,
+    summary: str,
+    protected: frozenset[str] = frozenset(),
+    vocabulary: Vocabulary | None = None,
 ) -> float:
     """The `match_topic` score of one paper (0 when it does not match)."""
     corpus = build_corpus([(0, title, summary)])
-    matches = match_topic(topic, corpus, protected)
+    matches = match_topic(topic, corpus, protected, vocabulary)
     return float(matches.scores[0]) if len(matches) else 0.0
 
 
@@ -235,7 +334,7 @@ def coverage(vocabulary: Vocabulary, corpus: TopicCorpus) -> Coverage:
     counts: list[tuple[Topic, int]] = []
     position = {int(pid): i for i, pid in enumerate(corpus.ids.tolist())}
     for topic in vocabulary.topics:
-        found = match_topic(topic, corpus, protected)
+        found = match_topic(topic, corpus, protected, vocabulary)
         counts.append((topic, len(found)))
         matched[[position[int(pid)] for pid in found.ids.tolist()]] = True
     unmatched = tuple(int(pid) for pid in corpus.ids[~matched].tolist())

@@ -23,7 +23,9 @@ TOPIC_TEXT_MAX = 100
 """Longest topic a user may type (also Discord's choice name/value limit)."""
 
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_TOPIC_KEYS = frozenset({"id", "name", "zh", "aliases"})
+_TOPIC_KEYS = frozenset({"id", "name", "zh", "aliases", "weak_aliases"})
+_CONCEPT_KEYS = frozenset({"en", "zh"})
+_TABLES = ("topic", "concept")
 _ID_MAX = 40
 
 
@@ -40,6 +42,9 @@ class Topic:
     name: str
     zh: str = ""
     aliases: tuple[str, ...] = ()
+    weak_aliases: tuple[str, ...] = ()
+    """Ambiguous aliases: they count for a paper only in its title or beside
+    another term of the topic (`teacher` alone is no distillation paper)."""
 
     @classmethod
     def keyword(cls, text: str) -> Topic:
@@ -53,7 +58,8 @@ class Topic:
     @property
     def terms(self) -> tuple[str, ...]:
         """Every surface form the topic is known by: names first, then aliases."""
-        return (self.name, self.zh, *self.aliases) if self.zh else (self.name, *self.aliases)
+        names = (self.name, self.zh) if self.zh else (self.name,)
+        return (*names, *self.aliases, *self.weak_aliases)
 
     @property
     def label(self) -> str:
@@ -61,6 +67,18 @@ class Topic:
         if self.is_keyword:
             return f"“{self.name}” (keyword · 关键词)"
         return f"{self.name} · {self.zh}"
+
+
+@dataclass(frozen=True, slots=True)
+class Concept:
+    """One idea said in English and Chinese, for bilingual keyword expansion."""
+
+    en: tuple[str, ...]
+    zh: tuple[str, ...]
+
+    @property
+    def terms(self) -> tuple[str, ...]:
+        return (*self.en, *self.zh)
 
 
 class VocabularyError(ValueError):
@@ -72,9 +90,11 @@ class Vocabulary:
     """The canonical topics, with lookup by id and by any term's key."""
 
     topics: tuple[Topic, ...]
+    concepts: tuple[Concept, ...] = ()
     _by_id: dict[str, Topic] = field(init=False, repr=False, compare=False)
     _by_key: dict[str, Topic] = field(init=False, repr=False, compare=False)
     _surfaces: tuple[tuple[str, Topic, str], ...] = field(init=False, repr=False, compare=False)
+    _concept_keys: tuple[tuple[str, ...], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         by_id = {t.key: t for t in self.topics}
@@ -86,6 +106,10 @@ class Vocabulary:
         object.__setattr__(self, "_by_key", by_key)
         surfaces = tuple((normalize(t), topic, t) for topic in self.topics for t in topic.terms)
         object.__setattr__(self, "_surfaces", surfaces)
+        concept_keys = tuple(
+            tuple(dict.fromkeys(k for k in map(term_key, c.terms) if k)) for c in self.concepts
+        )
+        object.__setattr__(self, "_concept_keys", concept_keys)
 
     def __len__(self) -> int:
         return len(self.topics)
@@ -102,6 +126,11 @@ class Vocabulary:
     def surfaces(self) -> tuple[tuple[str, Topic, str], ...]:
         """(normalised term, topic, term as written) for every name and alias."""
         return self._surfaces
+
+    @property
+    def concept_keys(self) -> tuple[tuple[str, ...], ...]:
+        """Per `[[concept]]`, its English and Chinese terms' keys (no repeats)."""
+        return self._concept_keys
 
     @property
     def term_keys(self) -> Mapping[str, Topic]:
@@ -153,16 +182,18 @@ def parse_vocabulary(text: str, source: str = "topics.toml") -> Vocabulary:
         _check_new_id(topic, index, block, seen_ids, lines)
         _check_new_terms(topic, block, seen_terms, lines)
         topics.append(topic)
-    return Vocabulary(tuple(topics))
+    concepts = _parse_concepts(data.get("concept", []), lines)
+    return Vocabulary(tuple(topics), concepts)
 
 
 def _raw_topics(data: dict[str, Any], lines: _Lines) -> list[Any]:
     """The `[[topic]]` tables of the parsed file, or an error for anything else."""
-    unknown = sorted(set(data) - {"topic"})
+    unknown = sorted(set(data) - set(_TABLES))
     if unknown:
         raise lines.error(
             lines.find_key(unknown[0], 0, len(lines.lines)),
-            f"unknown key {unknown[0]!r}; every topic is a [[topic]] table",
+            f"unknown key {unknown[0]!r}; every topic is a [[topic]] table"
+            " and every bilingual concept a [[concept]] table",
         )
     raw_topics = data.get("topic", [])
     if not isinstance(raw_topics, list) or not raw_topics:
@@ -215,20 +246,47 @@ def _parse_topic(raw: Any, block: tuple[int, int], lines: _Lines) -> Topic:
         )
     if not has_cjk(raw["zh"]):
         raise lines.error(lines.find_key("zh", start, end), f"zh {raw['zh']!r} holds no Chinese")
-    aliases = raw.get("aliases", [])
-    if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
-        raise lines.error(
-            lines.find_key("aliases", start, end), "'aliases' must be a list of strings"
-        )
     topic = Topic(
         "topic",
         topic_id,
         collapse_whitespace(raw["name"]),
         collapse_whitespace(raw["zh"]),
-        tuple(collapse_whitespace(a) for a in aliases),
+        _string_list(raw, "aliases", block, lines),
+        _string_list(raw, "weak_aliases", block, lines),
     )
     _check_topic_terms(topic, block, lines)
     return topic
+
+
+def _string_list(
+    raw: dict[str, Any], key: str, block: tuple[int, int], lines: _Lines
+) -> tuple[str, ...]:
+    """An optional list of strings, whitespace collapsed."""
+    values = raw.get(key, [])
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise lines.error(lines.find_key(key, *block), f"{key!r} must be a list of strings")
+    return tuple(collapse_whitespace(v) for v in values)
+
+
+def _parse_concepts(raw: Any, lines: _Lines) -> tuple[Concept, ...]:
+    """The `[[concept]]` tables: each needs English (`en`) and Chinese (`zh`) terms."""
+    if not isinstance(raw, list):
+        raise lines.error(lines.find_key("concept", 0, len(lines.lines)), "bad [[concept]]")
+    concepts: list[Concept] = []
+    for index, table in enumerate(raw):
+        block = lines.block(index, "concept")
+        if not isinstance(table, dict):
+            raise lines.error(block[0], "a concept must be a [[concept]] table")
+        for key in sorted(set(table) - _CONCEPT_KEYS):
+            raise lines.error(lines.find_key(key, *block), f"unknown key {key!r} (allowed: en, zh)")
+        en = _string_list(table, "en", block, lines)
+        zh = _string_list(table, "zh", block, lines)
+        if not en or not zh or not all(has_cjk(z) for z in zh):
+            raise lines.error(block[0], "a concept needs English 'en' and Chinese 'zh' terms")
+        if not all(term_key(t) for t in (*en, *zh)):
+            raise lines.error(block[0], "every concept term needs letters to match")
+        concepts.append(Concept(en, zh))
+    return tuple(concepts)
 
 
 def _check_topic_keys(raw: dict[str, Any], block: tuple[int, int], lines: _Lines) -> None:
@@ -236,7 +294,8 @@ def _check_topic_keys(raw: dict[str, Any], block: tuple[int, int], lines: _Lines
     start, end = block
     for key in sorted(set(raw) - _TOPIC_KEYS):
         raise lines.error(
-            lines.find_key(key, start, end), f"unknown key {key!r} (allowed: aliases, id, name, zh)"
+            lines.find_key(key, start, end),
+            f"unknown key {key!r} (allowed: aliases, id, name, weak_aliases, zh)",
         )
     for key in ("id", "name", "zh"):
         if key not in raw:
@@ -264,20 +323,23 @@ def _check_topic_terms(topic: Topic, block: tuple[int, int], lines: _Lines) -> N
 class _Lines:
     """Line numbers for semantic errors (tomllib gives positions only for syntax)."""
 
-    _HEADER = re.compile(r"^\s*\[\[\s*topic\s*\]\]")
+    _HEADER = re.compile(r"^\s*\[\[\s*(topic|concept)\s*\]\]")
 
     def __init__(self, text: str, source: str) -> None:
         self.lines = text.splitlines()
         self.source = source
-        self.headers = [i for i, line in enumerate(self.lines) if self._HEADER.match(line)]
+        found = [(i, self._HEADER.match(line)) for i, line in enumerate(self.lines)]
+        self.starts = [i for i, m in found if m]
+        self.kinds = {i: m.group(1) for i, m in found if m}
 
-    def block(self, index: int) -> tuple[int, int]:
-        """0-based [start, end) line range of the index-th [[topic]] table."""
-        if index >= len(self.headers):
+    def block(self, index: int, table: str = "topic") -> tuple[int, int]:
+        """0-based [start, end) line range of the index-th [[table]] table."""
+        headers = [i for i in self.starts if self.kinds[i] == table]
+        if index >= len(headers):
             return (0, len(self.lines))
-        start = self.headers[index]
-        end = self.headers[index + 1] if index + 1 < len(self.headers) else len(self.lines)
-        return (start, end)
+        start = headers[index]
+        later = [i for i in self.starts if i > start]
+        return (start, later[0] if later else len(self.lines))
 
     def find_key(self, key: str, start: int, end: int) -> int:
         pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
