@@ -132,6 +132,16 @@ def test_expansions_map_each_term_to_the_topics_other_terms(vocab: Vocabulary) -
     assert "scaling laws" not in expansions["强化学习"]
 
 
+def test_weak_aliases_neither_expand_nor_are_expanded_to() -> None:
+    vocab = parse_vocabulary(
+        '[[topic]]\nid = "distillation"\nname = "Distillation"\nzh = "蒸馏"\n'
+        'aliases = ["knowledge distillation"]\nweak_aliases = ["teacher"]\n'
+    )
+    expansions = vocab.expansions()
+    assert "teacher" not in expansions
+    assert expansions["distillation"] == ("蒸馏", "knowledge distillation")
+
+
 def _one(body: str) -> str:
     return f'[[topic]]\nid = "a"\nname = "A"\nzh = "甲"\n{body}'
 

@@ -146,10 +146,13 @@ class Vocabulary:
 
         Every name and alias of every topic is a key; the value lists the
         same topic's other names and aliases in both languages, in file order.
+        Weak aliases are left out both ways: they are ambiguous without the
+        context a query does not give (`teacher` is no distillation query).
         """
         result: dict[str, tuple[str, ...]] = {}
         for topic in self.topics:
-            forms = tuple(dict.fromkeys(normalize(t) for t in topic.terms))
+            strong = (t for t in topic.terms if t not in topic.weak_aliases)
+            forms = tuple(dict.fromkeys(normalize(t) for t in strong))
             for form in forms:
                 result.setdefault(form, tuple(f for f in forms if f != form))
         return result
