@@ -114,17 +114,29 @@ def _title_text(title: str) -> str:
 
 def title_acronyms(title: str) -> list[str]:
     """Initials of each run of 2-6 capitalised words: `Direct Preference
-    Optimization: Your ...` -> `dpo`."""
+    Optimization: Your ...` -> `dpo`. A hyphenated word gives one initial,
+    and also (for 3-6 letters) one per part: `Low-Rank Adaptation` -> `lra`
+    too, `Retrieval-Augmented Generation` -> `rag`."""
     found: list[str] = []
     run: list[str] = []
     for word in [*_TITLE_WORD.findall(title), ""]:
         if word[:1].isupper():
-            run.append(word[0])
+            run.append(word)
             continue
-        if 2 <= len(run) <= 6:
-            found.append("".join(run).casefold())
+        found.extend(_run_acronyms(run))
         run = []
-    return found
+    return list(dict.fromkeys(found))
+
+
+def _run_acronyms(run: list[str]) -> list[str]:
+    """The acronyms of one run of capitalised words (see `title_acronyms`)."""
+    out: list[str] = []
+    if 2 <= len(run) <= 6:
+        out.append("".join(w[0] for w in run).casefold())
+    parts = [p for w in run for p in w.split("-") if p]
+    if len(parts) > len(run) and 3 <= len(parts) <= 6:
+        out.append("".join(p[0] for p in parts).casefold())
+    return out
 
 
 def _normalize_bulk(texts: list[str], chunk: int = 1000) -> None:

@@ -14,7 +14,7 @@ from paperbot.core.search._index import FieldIndex, SearchIndex
 
 # Bumped whenever the array layout or gram keys change: a persisted index
 # with another format is rebuilt instead of being misread.
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 
 
 def to_arrays(index: SearchIndex) -> dict[str, NDArray[Any]]:

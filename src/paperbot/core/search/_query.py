@@ -44,6 +44,102 @@ STOP_WORDS = frozenset(
         "with",
     ]
 )
+# Words that ask rather than say: a question's frame ("how do I ...",
+# "为什么...") carries no topic. Dropped from a query unless nothing else is
+# left; CJK ones are also cut out of longer runs.
+QUESTION_WORDS = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "does",
+        "do",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "there",
+        "this",
+        "that",
+        "these",
+        "those",
+        "any",
+        "some",
+        "about",
+        "way",
+        "ways",
+        "anything",
+        "something",
+    ]
+)
+CJK_QUESTION_WORDS = (
+    "为什么",
+    "怎么样",
+    "怎么办",
+    "怎么",
+    "怎样",
+    "如何",
+    "哪些",
+    "哪个",
+    "什么",
+    "是否",
+    "能否",
+    "可以",
+    "有没有",
+    "吗",
+    "呢",
+)
+# Words every paper here could say: they still count, a fifth as much as
+# their IDF says (stage 1 and stage 2 share the weights).
+GENERIC_WORDS = frozenset(
+    [
+        "model",
+        "models",
+        "paper",
+        "papers",
+        "method",
+        "methods",
+        "approach",
+        "approaches",
+        "work",
+        "study",
+        "result",
+        "results",
+        "use",
+        "using",
+        "used",
+        "make",
+        "get",
+        "better",
+        "new",
+        "large",
+        "方法",
+        "模型",
+        "论文",
+        "研究",
+        "问题",
+        "大模型",
+    ]
+)
 # Aliases tried per term: the first ones (canonical names come first) say
 # the most, and each costs a pass over the index.
 MAX_ALTERNATIVES = 4
@@ -128,12 +224,36 @@ def parse_query(
             year = year or int(glued.group(2))
         else:
             words.append(token)
-    terms = tuple(
-        t for t in expand_terms(words, expansions or {}) if t.alternatives or not _is_noise(t.text)
-    )
+    terms = _content_terms(expand_terms(_without_cjk_questions(words), expansions or {}))
     if not terms and not (venue or year):
         return ParsedQuery(raw, problem=_why_no_terms(normalized))
     return ParsedQuery(raw, terms=terms, venue=venue, year=year, phrase=" ".join(words))
+
+
+def _without_cjk_questions(words: Sequence[str]) -> list[str]:
+    """CJK runs with their question words cut out (`为什么训练不稳定` ->
+    `训练不稳定`); a run that is nothing but a question word stays."""
+    out: list[str] = []
+    for word in words:
+        pieces = [word]
+        if is_cjk_run(word):
+            for asked in CJK_QUESTION_WORDS:
+                pieces = [p for piece in pieces for p in piece.split(asked) if p]
+        out.extend(pieces or [word])
+    return out
+
+
+def _content_terms(terms: Sequence[Term]) -> tuple[Term, ...]:
+    """The terms without noise and question words; the question words stay
+    when nothing else would (`what` alone is still a search)."""
+    real = [t for t in terms if t.alternatives or not _is_noise(t.text)]
+    content = [t for t in real if t.alternatives or not is_question_word(t.text)]
+    return tuple(content or real)
+
+
+def is_question_word(text: str) -> bool:
+    """A word that frames a question (how, why, 为什么) rather than a topic."""
+    return text in QUESTION_WORDS or text in CJK_QUESTION_WORDS
 
 
 def _why_no_terms(normalized: str) -> QueryProblem:

@@ -11,10 +11,13 @@ from numpy.typing import NDArray
 
 from paperbot.core.search._grams import TAG_SHIFT, UNIGRAM, term_grams
 from paperbot.core.search._index import FieldIndex, SearchIndex
-from paperbot.core.search._query import Term
+from paperbot.core.search._query import GENERIC_WORDS, Term, is_question_word
 from paperbot.core.search._weights import (
     ALTERNATIVE,
     COMMON_DF,
+    GENERIC_FACTOR,
+    IDF_FULL,
+    MIN_TERM_WEIGHT,
     SEARCH_SUMMARY_WEIGHT,
     SEARCH_TITLE_WEIGHT,
 )
@@ -72,15 +75,17 @@ def stage1_scores(
     for term in terms:
         if term.alternatives:
             found = term_scores(index, term)
-            dense.append((found.weight, found.scores))
-            weights.append(found.weight)
+            weight = term_weight(term, found.weight)
+            dense.append((weight, found.scores))
+            weights.append(weight)
             continue
         postings = _text_postings(index, term.text)
         if isinstance(postings, TermScores):
-            dense.append((postings.weight, postings.scores))
-            weights.append(postings.weight)
+            weight = term_weight(term, postings.weight)
+            dense.append((weight, postings.scores))
+            weights.append(weight)
             continue
-        weight, parts = postings
+        weight, parts = term_weight(term, postings[0]), postings[1]
         for part_docs, part_shares in parts:
             docs.append(part_docs)
             shares.append(part_shares * weight)
@@ -96,6 +101,17 @@ def stage1_scores(
     for weight, scores in dense:
         total += (weight * scale) * scores
     return total, weights
+
+
+def term_weight(term: Term, idf: float) -> float:
+    """How much a term counts in the query, from its mean IDF: common terms
+    count less than their IDF alone says (IDF x IDF / `IDF_FULL` below it),
+    so the rare content words decide; generic words (model, 方法) and
+    question words left in a query count a fifth of that."""
+    weight = idf * min(1.0, idf / IDF_FULL)
+    if term.text in GENERIC_WORDS or is_question_word(term.text):
+        weight *= GENERIC_FACTOR
+    return max(weight, MIN_TERM_WEIGHT)
 
 
 def _text_scores(index: SearchIndex, text: str) -> TermScores:

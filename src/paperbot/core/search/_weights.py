@@ -12,6 +12,12 @@ WORD_SHARE = 0.4
 # Grams in more than this share of papers carry almost no information and
 # have huge posting lists; they are skipped when a term has rarer grams.
 COMMON_DF = 0.25
+# A term's weight is its mean IDF, squashed below this IDF (a gram in some
+# 5% of papers) so very common terms weigh little in both stages.
+IDF_FULL = 3.0
+# Generic words (model, 方法) and question words kept in a query.
+GENERIC_FACTOR = 0.2
+MIN_TERM_WEIGHT = 0.02
 # Stage-1 candidates that stage 2 re-ranks.
 CANDIDATES = 100
 
