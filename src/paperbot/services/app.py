@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from paperbot.config import Settings
+from paperbot.core.search import bilingual_table
 from paperbot.services.corpus import CorpusService
 from paperbot.services.digest import DigestService, subscriber_audience
 from paperbot.services.search import SearchService
@@ -57,8 +58,15 @@ class App:
             topics=topics,
             subscriptions=subscriptions,
             digest=DigestService(db, settings, subscriber_audience(subscriptions)),
-            # Topic aliases expand queries across languages (混合专家 <-> MoE).
-            search=SearchService(db, settings.search, vocabulary.expansions()),
+            # Topic aliases and bilingual concepts expand queries across
+            # languages (混合专家 <-> MoE, 低秩 <-> low-rank).
+            search=SearchService(
+                db,
+                settings.search,
+                bilingual_table(
+                    vocabulary.expansions(), [(c.en, c.zh) for c in vocabulary.concepts]
+                ),
+            ),
             corpus=CorpusService(db),
             state=StateService(db),
         )

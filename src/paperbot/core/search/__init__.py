@@ -40,6 +40,7 @@ from paperbot.core.search._query import (
     ParsedQuery,
     QueryProblem,
     Term,
+    bilingual_table,
     expand_terms,
     parse_query,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "SearchIndex",
     "Term",
     "TermScores",
+    "bilingual_table",
     "build_field",
     "build_index",
     "build_index_columns",

@@ -8,10 +8,11 @@ Pure: the caller passes the venues that are loaded and the alias table, so
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from enum import Enum
 
+from paperbot.core.search._weights import ALTERNATIVE, LONG_QUERY_ALTERNATIVE, LONG_QUERY_TERMS
 from paperbot.core.text import has_cjk, is_cjk_run, normalize, strip_invisible, tokens
 
 MIN_YEAR = 1950
@@ -166,6 +167,9 @@ class Term:
 
     text: str
     alternatives: tuple[str, ...] = ()
+    # What an alias match counts, at most, of a direct one: lower in long
+    # queries, whose own words already say more than one alias adds.
+    alt_weight: float = ALTERNATIVE
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +229,8 @@ def parse_query(
         else:
             words.append(token)
     terms = _content_terms(expand_terms(_without_cjk_questions(words), expansions or {}))
+    if len(terms) >= LONG_QUERY_TERMS:
+        terms = tuple(replace(t, alt_weight=LONG_QUERY_ALTERNATIVE) for t in terms)
     if not terms and not (venue or year):
         return ParsedQuery(raw, problem=_why_no_terms(normalized))
     return ParsedQuery(raw, terms=terms, venue=venue, year=year, phrase=" ".join(words))
@@ -307,6 +313,30 @@ def expand_terms(words: Sequence[str], expansions: Mapping[str, Sequence[str]]) 
             terms.append(Term(pieces[i]))
             i += 1
     return tuple(terms)
+
+
+def bilingual_table(
+    expansions: Mapping[str, Sequence[str]],
+    concepts: Iterable[tuple[Sequence[str], Sequence[str]]],
+) -> dict[str, tuple[str, ...]]:
+    """The topic alias table with the bilingual concepts ((English terms,
+    Chinese terms) pairs) added: every concept term gains the other
+    language's terms as aliases, after any topic aliases it has.
+
+    One-character Chinese terms are no keys: they would cut unrelated
+    Chinese queries apart (秩 in 秩序).
+    """
+    table = {key: tuple(values) for key, values in expansions.items()}
+    for english, chinese in concepts:
+        en = [normalize(t) for t in english if normalize(t)]
+        zh = [normalize(t) for t in chinese if normalize(t)]
+        for keys, others in ((en, zh), (zh, en)):
+            for key in keys:
+                if is_cjk_run(key) and len(key) < 2:
+                    continue
+                merged = (*table.get(key, ()), *others)
+                table[key] = tuple(dict.fromkeys(o for o in merged if o != key))
+    return table
 
 
 def _cross_script(key: str, aliases: Sequence[str]) -> tuple[str, ...]:

@@ -13,7 +13,6 @@ from paperbot.core.search._grams import TAG_SHIFT, UNIGRAM, term_grams
 from paperbot.core.search._index import FieldIndex, SearchIndex
 from paperbot.core.search._query import GENERIC_WORDS, Term, is_question_word
 from paperbot.core.search._weights import (
-    ALTERNATIVE,
     COMMON_DF,
     GENERIC_FACTOR,
     IDF_FULL,
@@ -55,7 +54,7 @@ def term_scores(index: SearchIndex, term: Term) -> TermScores:
     direct = _text_scores(index, term.text)
     scores = direct.scores
     for alt in term.alternatives:
-        np.maximum(scores, ALTERNATIVE * _text_scores(index, alt).scores, out=scores)
+        np.maximum(scores, term.alt_weight * _text_scores(index, alt).scores, out=scores)
     return TermScores(scores, direct.weight)
 
 

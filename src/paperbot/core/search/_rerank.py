@@ -22,7 +22,6 @@ from paperbot.core.search._match import (
 from paperbot.core.search._query import Term
 from paperbot.core.search._weights import (
     ALL_TERMS_BONUS,
-    ALTERNATIVE,
     EXACT,
     JOINED,
     SUBSTRING,
@@ -63,8 +62,8 @@ def rerank_fields(
         best, hits = term_match(term.text, fields)
         for alt in term.alternatives:
             alt_score, alt_hits = phrase_match(normalized_alias(alt), fields)
-            if alt_score * ALTERNATIVE > best:
-                best, hits = alt_score * ALTERNATIVE, alt_hits
+            if alt_score * term.alt_weight > best:
+                best, hits = alt_score * term.alt_weight, alt_hits
         strengths.append(best)
         matched.extend(hits)
     _credit_joined_pairs(terms, fields, strengths, matched)
@@ -155,7 +154,7 @@ def _term_strengths(
     else:
         out = _word_strengths(index, cands, text, titles, summaries)
     if term.alternatives:
-        _lift_by_alternatives(out, term.alternatives, titles, summaries)
+        _lift_by_alternatives(out, term, titles, summaries)
     return out
 
 
@@ -189,18 +188,18 @@ def _word_strengths(
 
 def _lift_by_alternatives(
     strengths: list[float],
-    alternatives: Sequence[str],
+    term: Term,
     titles: Sequence[FieldText],
     summaries: Sequence[FieldText],
 ) -> None:
     """Raise each candidate's strength to what an alias of the term gives."""
     for i, (t, s) in enumerate(zip(titles, summaries, strict=True)):
-        if strengths[i] >= ALTERNATIVE:
-            continue  # an alias scores at most 0.6
-        for alt in alternatives:
+        if strengths[i] >= term.alt_weight:
+            continue  # an alias scores at most its weight
+        for alt in term.alternatives:
             alt_score, _ = phrase_match(normalized_alias(alt), (t, s))
-            if alt_score * ALTERNATIVE > strengths[i]:
-                strengths[i] = alt_score * ALTERNATIVE
+            if alt_score * term.alt_weight > strengths[i]:
+                strengths[i] = alt_score * term.alt_weight
 
 
 def _credit_joined_pairs_fast(
