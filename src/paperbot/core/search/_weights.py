@@ -33,7 +33,7 @@ ALTERNATIVE = 0.6
 # Queries of this many terms or more: aliases count less (measured: expanding
 # long queries made them worse, short ones gained most).
 LONG_QUERY_TERMS = 4
-LONG_QUERY_ALTERNATIVE = 0.35
+LONG_QUERY_ALTERNATIVE = 0.5
 PHRASE_PARTS = 0.95
 SUMMARY_FACTOR = 0.7
 # Final score: this share of the stage-1 score is blended into stage 2's.
