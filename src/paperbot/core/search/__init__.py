@@ -50,15 +50,18 @@ from paperbot.core.search._recall import (
     filter_mask,
     stage1_scores,
     term_scores,
+    term_weight,
     top_candidates,
 )
 from paperbot.core.search._rerank import rerank_one, rerank_scores
-from paperbot.core.search._weights import CANDIDATES
+from paperbot.core.search._weights import ALTERNATIVE, CANDIDATES, LONG_QUERY_ALTERNATIVE
 
 __all__ = [
+    "ALTERNATIVE",
     "CANDIDATES",
     "EMPTY_RANKING",
     "INDEX_FORMAT",
+    "LONG_QUERY_ALTERNATIVE",
     "MAX_ALTERNATIVES",
     "MAX_YEAR",
     "MIN_YEAR",
@@ -88,6 +91,7 @@ __all__ = [
     "suggest_titles",
     "term_grams",
     "term_scores",
+    "term_weight",
     "title_acronyms",
     "to_arrays",
     "top_candidates",

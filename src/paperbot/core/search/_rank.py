@@ -16,7 +16,12 @@ from paperbot.core.search._match import FieldText
 from paperbot.core.search._query import ParsedQuery, Term
 from paperbot.core.search._recall import field_scores, filter_mask, stage1_scores, top_candidates
 from paperbot.core.search._rerank import prepared_scores, rerank_fields
-from paperbot.core.search._weights import BLEND_STAGE1, CANDIDATES
+from paperbot.core.search._weights import (
+    BLEND_STAGE1,
+    CANDIDATES,
+    FALLBACK_MIN_STAGE1,
+    FALLBACK_SHARE,
+)
 from paperbot.core.text import tokens
 
 
@@ -49,6 +54,8 @@ def rank(
     phrase = query.phrase or query.text
     cand_scores, titles, summaries = prepared_scores(index, cands, terms, phrase, weights)
     scored = _blended(cand_scores, index.ids[cands].tolist(), s1[cands].tolist())
+    if not scored:
+        scored = _partial_coverage(index.ids[cands].tolist(), s1[cands].tolist())
     if limit is not None:
         scored = scored[:limit]
     shown = len(scored) if highlight is None else max(0, highlight)
@@ -93,6 +100,19 @@ def _blended(
             continue
         final = (1 - BLEND_STAGE1) * score + BLEND_STAGE1 * stage1[c]
         scored.append((round(final, 9), ids[c], c))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return scored
+
+
+def _partial_coverage(ids: Sequence[int], stage1: Sequence[float]) -> list[tuple[float, int, int]]:
+    """The fallback when stage 2 matched no candidate: the candidates whose
+    stage-1 coverage (share of the query's weighted grams) is close, best
+    first, so near matches are shown rather than nothing."""
+    scored = [
+        (round(FALLBACK_SHARE * s, 9), ids[c], c)
+        for c, s in enumerate(stage1)
+        if s >= FALLBACK_MIN_STAGE1
+    ]
     scored.sort(key=lambda item: (-item[0], item[1]))
     return scored
 

@@ -38,5 +38,10 @@ PHRASE_PARTS = 0.95
 SUMMARY_FACTOR = 0.7
 # Final score: this share of the stage-1 score is blended into stage 2's.
 BLEND_STAGE1 = 0.25
+# When stage 2 matches no candidate at all, candidates holding at least this
+# share of the query's weighted grams are ranked by it (scaled down: they
+# are near matches, never as good as a matched term).
+FALLBACK_MIN_STAGE1 = 0.3
+FALLBACK_SHARE = 0.5
 TITLE_PHRASE_BONUS = 0.1
 ALL_TERMS_BONUS = 0.05
