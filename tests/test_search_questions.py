@@ -161,3 +161,17 @@ def test_aliases_weigh_less_in_long_queries(query: str, alt_weight: float) -> No
 )
 def test_fallback_ranks_partial_coverage(query: str, found: bool) -> None:
     assert bool(top(query)) is found
+
+
+@pytest.mark.parametrize(
+    ("word", "fuzzy_title", "summary"),
+    [
+        ("shampoo", "Shampio Preconditioning Revisited", "我们使用 shampoo 优化器训练。"),
+        ("grokking", "Grokkinq Dynamics in Toy Tasks", "观察到 grokking 现象。"),
+    ],
+)
+def test_rare_word_in_summary_beats_fuzzy_title(word: str, fuzzy_title: str, summary: str) -> None:
+    filler = [(f"Filler Study Number {i}", "无关的内容。") for i in range(30)]
+    papers = [*filler, (fuzzy_title, "无关的内容。"), ("Plain Title Here", summary)]
+    ids = list(rank(make_index(papers), parse_query(word)).ids)
+    assert ids[:2] == [len(papers), len(papers) - 1]

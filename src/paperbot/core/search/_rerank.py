@@ -24,6 +24,8 @@ from paperbot.core.search._weights import (
     ALL_TERMS_BONUS,
     EXACT,
     JOINED,
+    RARE_SUMMARY_EXACT,
+    RARE_WEIGHT,
     SUBSTRING,
     SUMMARY_FACTOR,
     TITLE_PHRASE_BONUS,
@@ -81,6 +83,7 @@ def combined_score(
     no term matched at all."""
     if not any(strengths):
         return 0.0
+    strengths = [_rare_exact_lift(s, w) for s, w in zip(strengths, weights, strict=True)]
     coverage = sum(w * s for w, s in zip(weights, strengths, strict=True)) / sum(weights)
     bonus = 0.0
     if len(strengths) > 1 and phrase and phrase in title:
@@ -88,6 +91,15 @@ def combined_score(
     if all(s >= 0.5 for s in strengths):
         bonus += ALL_TERMS_BONUS
     return coverage + bonus
+
+
+def _rare_exact_lift(strength: float, weight: float) -> float:
+    """An exact summary match (strength 0.7 says exactly that) of a rare
+    term scores above a fuzzy title match: `shampoo` said in a summary is
+    better evidence than a title with `shampo`-like words."""
+    if weight >= RARE_WEIGHT and strength == EXACT * SUMMARY_FACTOR:
+        return RARE_SUMMARY_EXACT
+    return strength
 
 
 def rerank_scores(

@@ -35,6 +35,10 @@ ALTERNATIVE = 0.6
 LONG_QUERY_TERMS = 4
 LONG_QUERY_ALTERNATIVE = 0.5
 PHRASE_PARTS = 0.95
+# A term at least this heavy (squashed IDF: in under ~5% of papers) matched
+# exactly in a summary counts this much: above a fuzzy title match.
+RARE_WEIGHT = 3.0
+RARE_SUMMARY_EXACT = 0.88
 SUMMARY_FACTOR = 0.7
 # Final score: this share of the stage-1 score is blended into stage 2's.
 BLEND_STAGE1 = 0.25
