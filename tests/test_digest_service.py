@@ -459,3 +459,14 @@ async def test_resolve_leaves_a_post_in_flight_alone(service: DigestService) -> 
     assert (await service.run_scheduled(GUILD, discord, at(0))).outcome == "posted"
     assert seen == [["pending"]]
     assert len(discord.messages) == 1 and discord.sends == 1
+
+
+async def test_an_empty_database_is_not_called_all_posted(db: Database) -> None:
+    async def nobody(_guild_id: int) -> Sequence[TopicDemand]:
+        return []
+
+    empty = DigestService(db, Settings(), nobody)
+    preview = await empty.preview(GUILD, at(0))
+    assert preview.corpus_size == 0 and preview.plan.nothing_left
+    assert "No papers are loaded" in preview.message.content
+    assert "already been posted" not in preview.message.content
