@@ -77,7 +77,8 @@ def test_run_refuses_a_damaged_file_with_one_line(loaded_file: Path) -> None:
         timeout=60,
     )
     assert result.returncode == 2, result.stderr
-    assert str(loaded_file) in result.stderr and "backup" in result.stderr
+    assert str(loaded_file) in result.stderr
+    assert "backup" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -104,7 +105,8 @@ def test_doctor_finds_damage_in_the_middle(
     damage_middle(loaded_file)
     code, report = doctor(capsys)
     assert code == 1
-    assert report["integrity"] != "ok" and report["problems"]
+    assert report["integrity"] != "ok"
+    assert report["problems"]
 
 
 def test_doctor_cannot_open_garbage(loaded_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -66,7 +66,8 @@ def test_bad_bytes_are_reported_per_line(data: bytes, bad_lines: list[int]) -> N
     decoded = decode_page(data, "f.txt")
     assert not isinstance(decoded, Problem)
     text, problems = decoded
-    assert "\ufffd" in text and not text.startswith("\ufeff")
+    assert "\ufffd" in text
+    assert not text.startswith("\ufeff")
     assert [p.line for p in problems] == bad_lines
     assert all(p.warning for p in problems)
 
@@ -110,7 +111,8 @@ def test_block_layout_overlong_summary_is_reported() -> None:
     text = "ICML 2026\n\nA Real Title\n\n" + "摘" * 150 + "\n\n" + "要" * 150 + "\n"
     parsed = parse_text(text, "p.txt", "预训练", SMALL)
     assert parsed.entries == ()
-    assert parsed.problems[0].line == 3 and "corpus.max_summary_chars" in parsed.problems[0].reason
+    assert parsed.problems[0].line == 3
+    assert "corpus.max_summary_chars" in parsed.problems[0].reason
 
 
 def test_too_many_entries_skip_the_page() -> None:
@@ -138,7 +140,8 @@ def test_a_big_junk_file_with_a_valid_header_is_skipped(
     page.write_text(HEADER + junk, encoding="utf-8")
     assert page.stat().st_size > 1024 * 1024
     code, report = load_json(capsys, page)
-    assert code == 1 and report["new"] == 0
+    assert code == 1
+    assert report["new"] == 0
     assert report["skipped"] == [
         {
             "file": "icml-2026.txt",
@@ -150,7 +153,9 @@ def test_a_big_junk_file_with_a_valid_header_is_skipped(
 
 def test_shipped_corpus_is_within_the_default_limits(capsys: pytest.CaptureFixture[str]) -> None:
     code, report = load_json(capsys)
-    assert code == 0 and report["skipped"] == [] and report["warnings"] == []
+    assert code == 0
+    assert report["skipped"] == []
+    assert report["warnings"] == []
 
 
 # --- folders -------------------------------------------------------------------
@@ -164,7 +169,8 @@ def test_upper_case_extensions_load_and_subfolders_are_reported(
     (folder / ".git").mkdir()
     (folder / "ICML-2026.TXT").write_text(HEADER + GOOD[0] + "\n", encoding="utf-8")
     code, report = load_json(capsys, folder)
-    assert report["files"] == 1 and report["new"] == 1
+    assert report["files"] == 1
+    assert report["new"] == 1
     assert code == 1
     assert report["warnings"] == [
         {

@@ -72,7 +72,8 @@ async def test_edited_file_updates_in_place_and_keeps_other_files(
     write(page, PAGE.replace("阿尔法摘要。", "改过的摘要。"))
     report = await load(db, page)
     after = await by_title(db)
-    assert report.updated == 1 and report.unchanged == 1
+    assert report.updated == 1
+    assert report.unchanged == 1
     assert after["Alpha Paper"].id == alpha.id
     assert after["Alpha Paper"].summaries == ("改过的摘要。", "另一份摘要。")
     assert "Gamma Paper" in after

@@ -91,7 +91,8 @@ async def test_cancelling_a_transaction_interrupts_it_and_rolls_back(db: Databas
     task.cancel()
     # A liveness bound, not a speed test: without the interrupt this takes hours.
     done, _ = await asyncio.wait({task}, timeout=60)
-    assert task in done and task.cancelled()
+    assert task in done
+    assert task.cancelled()
     async with db.conn.execute("SELECT count(*) FROM meta WHERE key = 'k'") as cursor:
         assert await cursor.fetchone() == (0,)
 

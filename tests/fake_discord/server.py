@@ -253,7 +253,8 @@ class FakeDiscord:
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
         server = site._server
-        assert server is not None and server.sockets  # type: ignore[attr-defined]
+        assert server is not None
+        assert server.sockets
         self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
 
     async def stop(self) -> None:

@@ -363,7 +363,8 @@ def _is_block_title(line: str) -> bool:
 
 
 def _entry(ctx: _Context, title: str, summaries: tuple[str, ...], line: int) -> Entry:
-    assert ctx.venue is not None and ctx.year is not None
+    assert ctx.venue is not None
+    assert ctx.year is not None
     return Entry(
         title=collapse_whitespace(title),
         venue=ctx.venue,
