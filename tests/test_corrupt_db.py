@@ -44,7 +44,8 @@ def damage_header(path: Path) -> None:
 def one_line_naming(path: Path, err: str) -> None:
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
-    assert str(path) in lines[0] and "backup" in lines[0], lines[0]
+    assert str(path) in lines[0], lines[0]
+    assert "backup" in lines[0], lines[0]
     assert "Traceback" not in err
 
 
@@ -87,9 +88,8 @@ def doctor(capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, object]]:
     return code, json.loads(capsys.readouterr().out)
 
 
-def test_doctor_on_a_healthy_database(
-    loaded_file: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.mark.usefixtures("loaded_file")
+def test_doctor_on_a_healthy_database(capsys: pytest.CaptureFixture[str]) -> None:
     code, report = doctor(capsys)
     assert code == 0, report
     assert report["problems"] == []

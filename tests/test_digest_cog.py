@@ -41,7 +41,7 @@ async def service(loaded_db: Database) -> DigestService:
     await ensure_digest_schema(loaded_db)
     ids = np.array([p.id for p in await papers.list_papers(loaded_db)][:20], dtype=np.int64)
 
-    async def audience(guild_id: int) -> Sequence[TopicDemand]:
+    async def audience(_guild_id: int) -> Sequence[TopicDemand]:
         return [TopicDemand("diffusion", (SUBSCRIBER,), ids, np.full(len(ids), 0.5))]
 
     return DigestService(loaded_db, Settings(), audience)

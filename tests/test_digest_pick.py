@@ -318,5 +318,5 @@ def test_agrees_with_the_naive_picker_when_matches_run_out(count: int) -> None:
 
 
 def test_count_must_be_positive() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="count must be at least 1"):
         run([], count=0)

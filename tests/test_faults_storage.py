@@ -191,7 +191,7 @@ def test_run_with_an_unreadable_corpus_folder_is_one_line(
     assert "Traceback" not in err
 
 
-def test_run_with_an_unusable_database_is_one_line(tmp_path: Path) -> None:
+def test_run_with_an_unusable_database_is_one_line() -> None:
     code, err = cli("/proc/paperbot.sqlite3", "run", extra={"DISCORD_TOKEN": "x"})
     assert code == 1
     assert "paperbot: cannot open database /proc/paperbot.sqlite3" in err

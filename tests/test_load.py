@@ -145,7 +145,7 @@ async def test_unchanged_files_are_not_parsed_again(
 ) -> None:
     first = await load(db, bundled_corpus)
 
-    def must_not_parse(*args: object) -> None:
+    def must_not_parse(*_args: object) -> None:
         raise AssertionError("an unchanged file was parsed again")
 
     monkeypatch.setattr("paperbot.services.corpus.parse_text", must_not_parse)

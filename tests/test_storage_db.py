@@ -62,10 +62,13 @@ async def test_newer_database_is_refused(tmp_path: Path) -> None:
 
 
 async def test_transaction_rolls_back_on_error(db: Database) -> None:
-    with pytest.raises(ValueError):
+    async def insert_then_fail() -> None:
         async with db.transaction() as conn:
             await conn.execute("INSERT INTO meta (key, value) VALUES ('x', 'y')")
             raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        await insert_then_fail()
     async with db.conn.execute("SELECT count(*) FROM meta WHERE key = 'x'") as cursor:
         assert await cursor.fetchone() == (0,)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -33,8 +32,8 @@ async def topics(loaded_db: Database) -> TopicService:
 
 
 @pytest.fixture
-async def service(topics: TopicService) -> AsyncIterator[SubscriptionService]:
-    yield SubscriptionService(topics.db, topics)
+async def service(topics: TopicService) -> SubscriptionService:
+    return SubscriptionService(topics.db, topics)
 
 
 # -- store --------------------------------------------------------------------

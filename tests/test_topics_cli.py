@@ -100,7 +100,7 @@ def test_subscriptions_listing(capsys: pytest.CaptureFixture[str]) -> None:
     assert "2 subscriptions by 2 users in 2 servers" in out
 
 
-def test_subscriptions_rejects_a_bad_id(capsys: pytest.CaptureFixture[str]) -> None:
+def test_subscriptions_rejects_a_bad_id() -> None:
     with pytest.raises(SystemExit) as exited:
         main(["subscriptions", "--guild", "abc"])
     assert exited.value.code == 2
@@ -178,7 +178,7 @@ def test_topics_match_on_an_empty_database(capsys: pytest.CaptureFixture[str]) -
     assert "no papers loaded" in capsys.readouterr().err
 
 
-def test_topics_match_refuses_a_bad_limit(capsys: pytest.CaptureFixture[str]) -> None:
+def test_topics_match_refuses_a_bad_limit() -> None:
     with pytest.raises(SystemExit) as exited:
         main(["topics", "match", "DPO", "--limit", "0"])
     assert exited.value.code == 2

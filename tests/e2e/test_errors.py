@@ -17,7 +17,7 @@ ERROR_ID = re.compile(r"(?:error id|错误编号) `([0-9a-f]{8})`")
 
 
 class Even(app_commands.Transformer):
-    async def transform(self, interaction: discord.Interaction, value: str) -> int:
+    async def transform(self, _interaction: discord.Interaction, value: str) -> int:
         number = int(value)
         if number % 2:
             raise ValueError("odd")
@@ -28,7 +28,7 @@ def add_failing_commands(tree: app_commands.CommandTree) -> None:
     """Commands that fail in every way the handler distinguishes."""
 
     @tree.command(name="boom", description="Fails with a bug")
-    async def boom(interaction: discord.Interaction) -> None:
+    async def boom(_interaction: discord.Interaction) -> None:
         raise RuntimeError("kaboom")
 
     @tree.command(name="boom-deferred", description="Defers, then fails")
@@ -63,7 +63,7 @@ def add_failing_commands(tree: app_commands.CommandTree) -> None:
         await interaction.response.send_message(str(number), ephemeral=True)
 
     @tree.command(name="refuse", description="Refuses politely")
-    async def refuse(interaction: discord.Interaction) -> None:
+    async def refuse(_interaction: discord.Interaction) -> None:
         raise UserError("That topic is not in the vocabulary.")
 
 

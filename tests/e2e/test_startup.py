@@ -41,7 +41,7 @@ async def test_global_sync_sends_every_command_with_localizations(
 
 
 async def test_no_resync_when_unchanged_and_resync_when_changed(
-    fake_discord: FakeDiscord, start_bot: StartBot, e2e_settings: Settings
+    fake_discord: FakeDiscord, start_bot: StartBot
 ) -> None:
     first = await start_bot()
     assert first.synced is True
@@ -140,9 +140,8 @@ def _described(items: list[dict[str, Any]], path: str = "") -> list[tuple[str, d
     return found
 
 
-async def test_every_description_has_chinese_localizations(
-    fake_discord: FakeDiscord, bot: PaperBot
-) -> None:
+@pytest.mark.usefixtures("bot")
+async def test_every_description_has_chinese_localizations(fake_discord: FakeDiscord) -> None:
     """The ZH_CN contract: every command and option description is translated."""
     missing = []
     for where, item in _described(fake_discord.global_commands):
