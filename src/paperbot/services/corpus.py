@@ -14,6 +14,7 @@ from paperbot.config import CorpusSettings
 from paperbot.core.corpus import (
     PARSER_VERSION,
     CorpusLimits,
+    LoadPlan,
     decode_page,
     loaded_files,
     parse_text,
@@ -253,15 +254,27 @@ async def load_corpus(
     same_entries, same_keys = await papers.file_contents(
         db, {r.name for r in reads if r.result is None}
     )
-    entries = plan.entries_read + same_entries
-    problems = [
+    problems: list[Problem] = [
         *skipped,
         *(r.result for r in reads if isinstance(r.result, Problem)),
         *held_back,
     ]
     problems += [p for r in reads if isinstance(r.result, ParsedFile) for p in r.result.problems]
+    return _load_report(len(files), plan, same_entries, same_keys, problems, notes)
+
+
+def _load_report(
+    file_count: int,
+    plan: LoadPlan,
+    same_entries: int,
+    same_keys: set[str],
+    problems: list[Problem],
+    notes: list[str],
+) -> LoadReport:
+    """Count what a load did; files left unparsed count as unchanged."""
+    entries = plan.entries_read + same_entries
     report = LoadReport(
-        files=len(files),
+        files=file_count,
         entries=entries,
         new=len(plan.inserts),
         updated=len(plan.updates),
