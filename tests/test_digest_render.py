@@ -11,11 +11,10 @@ from paperbot.core import limits
 from paperbot.core.digest import (
     DigestPlan,
     Pick,
-    digest_header,
     fill_reason,
     match_reason,
-    render_digest,
 )
+from paperbot.core.digest_render import digest_header, render_digest
 from paperbot.core.links import arxiv_search_url
 from paperbot.core.models import Paper
 from paperbot.core.render import MessageData

@@ -8,7 +8,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from paperbot.core import limits
-from paperbot.core.digest import DigestPlan, Pick, digest_header, render_digest
+from paperbot.core.digest import DigestPlan, Pick
+from paperbot.core.digest_render import digest_header, render_digest
 from paperbot.core.links import arxiv_search_url
 from paperbot.core.models import Paper
 from paperbot.core.search_render import ResultItem, result_embed

@@ -40,10 +40,9 @@ from paperbot.core.digest import (
     DigestPlan,
     PreparedDemand,
     TopicDemand,
-    digest_header,
     pick,
-    render_digest,
 )
+from paperbot.core.digest_render import digest_header, render_digest
 from paperbot.core.models import DigestPost, DigestSettings, Paper
 from paperbot.core.render import MessageData
 from paperbot.core.schedule import DailyTime, ScheduleError
