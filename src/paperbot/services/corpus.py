@@ -11,15 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from paperbot.config import CorpusSettings
-from paperbot.core.corpus import (
-    PARSER_VERSION,
-    CorpusLimits,
-    LoadPlan,
-    decode_page,
-    loaded_files,
-    parse_text,
-    plan_load,
-)
+from paperbot.core.corpus import PARSER_VERSION, CorpusLimits, decode_page, parse_text
+from paperbot.core.load_plan import LoadPlan, loaded_files, plan_load
 from paperbot.core.models import FileSource, Paper, PaperColumns, ParsedFile, Problem, VenueCount
 from paperbot.core.text import title_key
 from paperbot.storage import papers

@@ -7,7 +7,7 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from paperbot.core.corpus import LoadPlan
+from paperbot.core.load_plan import LoadPlan
 from paperbot.core.models import Entry, FileSource, Paper, PaperRecord, Source, VenueCount
 from paperbot.storage.db import Database
 
