@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from paperbot.core.models import Paper, PaperRecord
-from paperbot.services.corpus import CorpusPathError, LoadReport, load_corpus
+from paperbot.services.corpus import LoadReport, load_corpus
+from paperbot.services.corpus_files import CorpusPathError
 from paperbot.storage import papers
 from paperbot.storage.db import Database
 from tests.conftest import FIXED_NOW
