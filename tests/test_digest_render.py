@@ -207,11 +207,20 @@ def test_hostile_corpus_text_is_defused() -> None:
     assert re.findall(r"<@[!&]?(\d+)>", message.content) == ["5"]
 
 
-def test_nothing_left_says_so_honestly() -> None:
-    message = render_digest(DigestPlan((), 5, 0), {}, HEADER)
+@pytest.mark.parametrize(
+    ("corpus_size", "says", "never_says"),
+    [
+        (292, "already been posted", "No papers are loaded"),
+        (None, "already been posted", "No papers are loaded"),
+        (0, "No papers are loaded", "already been posted"),
+    ],
+)
+def test_nothing_left_says_so_honestly(corpus_size: int | None, says: str, never_says: str) -> None:
+    message = render_digest(DigestPlan((), 5, 0, corpus_size), {}, HEADER)
     assert message.embeds == ()
     assert message.mention_user_ids == ()
-    assert "already been posted" in message.content
+    assert says in message.content
+    assert never_says not in message.content
     assert message.content.startswith(HEADER)
 
 

@@ -474,3 +474,15 @@ async def test_resolve_leaves_a_post_in_flight_alone(service: DigestService) -> 
     assert seen == [["pending"]]
     assert len(discord.messages) == 1
     assert discord.sends == 1
+
+
+async def test_an_empty_database_is_not_called_all_posted(db: Database) -> None:
+    async def nobody(_guild_id: int) -> Sequence[TopicDemand]:
+        return []
+
+    empty = DigestService(db, Settings(), nobody)
+    preview = await empty.preview(GUILD, at(0))
+    assert preview.corpus_size == 0
+    assert preview.plan.nothing_left
+    assert "No papers are loaded" in preview.message.content
+    assert "already been posted" not in preview.message.content

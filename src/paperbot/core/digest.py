@@ -183,6 +183,8 @@ class DigestPlan:
     requested: int
     # Unposted papers left in the channel's corpus after these picks.
     remaining: int
+    # Papers loaded (None: not known to whoever built the plan).
+    corpus_size: int | None = None
 
     @property
     def nothing_left(self) -> bool:
@@ -219,7 +221,7 @@ def pick(
         alive[local] = False
         _take(corpus, demand, int(matched[local]), float(base[matched[local]]), chosen)
     _fill(corpus, excluded, count, chosen, len(demand.user_ids))
-    return DigestPlan(tuple(chosen.picks), count, unposted - len(chosen.picks))
+    return DigestPlan(tuple(chosen.picks), count, unposted - len(chosen.picks), len(corpus))
 
 
 def relevance(corpus: CorpusArrays, demand: PreparedDemand) -> FloatArray:

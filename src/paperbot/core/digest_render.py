@@ -50,14 +50,23 @@ def digest_header(day: date, *, extra: bool = False) -> str:
     return f"📚 **{kind} — {english} {chinese} {day.isoformat()}**"
 
 
+def _nothing_left_note(plan: DigestPlan) -> str:
+    if plan.corpus_size == 0:
+        # Not "everything was posted": nothing was ever loaded.
+        return (
+            "No papers are loaded yet, so there is nothing to share today (an operator "
+            "runs `paperbot load`). 尚未加载任何论文，今天没有推荐。"
+        )
+    return (
+        "Every paper in the corpus has already been posted in this channel, so there "
+        "is nothing new to share today. 本频道已发完所有论文，今天没有新的推荐。"
+    )
+
+
 def render_digest(plan: DigestPlan, papers: Mapping[int, Paper], header: str) -> MessageData:
     """One message: header, who it is for, one embed per pick, within limits."""
     if plan.nothing_left:
-        note = (
-            "Every paper in the corpus has already been posted in this channel, so there "
-            "is nothing new to share today. 本频道已发完所有论文，今天没有新的推荐。"
-        )
-        return MessageData(content=f"{header}\n{note}")
+        return MessageData(content=f"{header}\n{_nothing_left_note(plan)}")
     picks = [p for p in plan.picks if p.paper_id in papers][: limits.EMBEDS_PER_MESSAGE]
     lines = [header]
     if plan.remaining == 0:

@@ -57,7 +57,8 @@ TURNED_OFF = "The daily digest is off. Your settings are kept: `/digest setup` t
 NOT_SET_UP = "No digest is set up in this server yet: run `/digest setup` first."
 CANNOT_POST = "I can't post in {channel}: I need {permissions} there."
 POSTED = "Posted {count} papers in {channel}: {link}"
-POSTED_NOTHING_LEFT = "Every paper has already been posted in {channel}; I said so there: {link}"
+# No papers went out: everything was posted already, or nothing is loaded; the post says which.
+POSTED_NOTHING_LEFT = "{channel} got a digest without papers (the post says why): {link}"
 NOT_POSTED = "The digest could not be posted: {reason}"
 PENDING = "Discord did not answer; I'll retry the post shortly: {reason}"
 PREVIEW_NOTE = "Preview: only you can see this. {where}"
@@ -85,7 +86,7 @@ ZH_CN: dict[str, str] = {
     NOT_SET_UP: "本服务器还没有设置每日摘要：请先运行 `/digest setup`。",
     CANNOT_POST: "我无法在 {channel} 发帖：我在那里需要「{permissions}」权限。",
     POSTED: "已在 {channel} 推送 {count} 篇论文：{link}",
-    POSTED_NOTHING_LEFT: "{channel} 已发过所有论文，我已在那里说明：{link}",
+    POSTED_NOTHING_LEFT: "{channel} 的这期摘要没有论文（原因见帖子）：{link}",
     NOT_POSTED: "摘要未能推送：{reason}",
     PENDING: "Discord 没有响应，我稍后会重试：{reason}",
     PREVIEW_NOTE: "预览：只有你能看到。{where}",
