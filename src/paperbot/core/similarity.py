@@ -77,7 +77,7 @@ class PaperVectors:
         doc, term, weight = doc[by_term], term[by_term], weight[by_term]
         norms = np.sqrt(np.bincount(doc, weights=weight * weight, minlength=papers))
         column = _rank_in_group(doc)
-        terms = np.full((papers, int(column.max()) + 1), -1, dtype=np.int32)
+        terms = np.full((papers, int(np.max(column)) + 1), -1, dtype=np.int32)
         weights = np.zeros(terms.shape, dtype=np.float64)
         terms[doc, column] = term
         weights[doc, column] = weight / norms[doc]
