@@ -43,7 +43,8 @@ API_PREFIX = "/api/v10"
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
 #: When a REST request reached the fake (before its body was read and validated).
-_ARRIVED = web.RequestKey("arrived", float)
+# aiohttp 3.14 wants typed request keys (a plain string warns); older ones lack them.
+_ARRIVED: Any = web.RequestKey("arrived", float) if hasattr(web, "RequestKey") else "arrived"
 #: Discord drops an interaction not acknowledged within this many seconds.
 ACK_DEADLINE = 3.0
 

@@ -38,7 +38,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from paperbot.core.similarity import PaperVectors
+from paperbot.core.similarity import PaperVectors, rank_in_group
 
 TOPIC_DECAY = 0.5
 VENUE_DECAY = 0.7
@@ -103,15 +103,6 @@ def _fill_order(
     """Positions by newest year, then venue, then id (dealt in turns at fill time)."""
     order: NDArray[np.intp] = np.lexsort((ids, venues, -years))  # Any before numpy 2.4
     return order
-
-
-def _group_ranks(years: NDArray[np.int32], venues: NDArray[np.int32]) -> IntArray:
-    """Rank of each item inside its run of equal (year, venue), for sorted input."""
-    n = len(years)
-    starts = np.ones(n, dtype=bool)
-    starts[1:] = (years[1:] != years[:-1]) | (venues[1:] != venues[:-1])
-    start_index: IntArray = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
-    return (np.arange(n) - start_index).astype(np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,7 +376,8 @@ def _fill(
     blocked[list(chosen.taken)] = True
     order = corpus.fill_order[~blocked[corpus.fill_order]]
     years, venues = corpus.years[order], corpus.venue_codes[order]
-    rank = _group_ranks(years, venues)
+    # One key per (year, venue) run: years and venue codes both fit in 32 bits.
+    rank = rank_in_group((years.astype(np.int64) << 32) | venues.astype(np.int64))
     head = rank < need  # no group gives more than `need` papers
     order, years, venues, rank = order[head], years[head], venues[head], rank[head]
     dealt = order[np.lexsort((corpus.ids[order], venues, rank, -years))]
