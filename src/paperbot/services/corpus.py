@@ -124,9 +124,18 @@ def _where(problem: Problem) -> int:
 def _read_within(path: Path, max_bytes: int) -> bytes | None:
     """The file's bytes, or None when it is larger than `max_bytes` (read no
     further than that, whatever the file claims its size is)."""
+    # In chunks: `read(max_bytes + 1)` allocates that much up front, which a
+    # generous limit (the benchmarks' 1 TB) turns into a MemoryError.
+    chunks: list[bytes] = []
+    size = 0
     with path.open("rb") as handle:
-        data = handle.read(max_bytes + 1)
-    return None if len(data) > max_bytes else data
+        while chunk := handle.read(min(_READ_CHUNK, max_bytes + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+    return None if size > max_bytes else b"".join(chunks)
+
+
+_READ_CHUNK = 1 << 20
 
 
 def file_fingerprint(data: bytes, default_area: str, limits: CorpusLimits | None = None) -> str:
