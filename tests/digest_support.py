@@ -24,7 +24,8 @@ async def ensure_digest_schema(db: Database) -> None:
         " AND name IN ('digest_settings', 'digest_posts', 'digest_posted')"
     ) as cur:
         row = await cur.fetchone()
-    assert row is not None and row[0] == 3, "migration 0004 (digest) did not run"
+    assert row is not None, "migration 0004 (digest) did not run"
+    assert row[0] == 3, "migration 0004 (digest) did not run"
 
 
 class Crash(BaseException):

@@ -85,4 +85,5 @@ def test_the_judged_data_ships_inside_the_package() -> None:
     import paperbot
 
     judged = Path(paperbot.__file__).parent / "data" / "judged"
-    assert (judged / "topics.toml").is_file() and (judged / "queries.toml").is_file()
+    assert (judged / "topics.toml").is_file()
+    assert (judged / "queries.toml").is_file()

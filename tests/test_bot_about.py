@@ -115,7 +115,8 @@ async def test_gather_reads_the_store_and_the_digest_service(loaded_db: Database
     cog = About(MockBot(app=app))  # type: ignore[arg-type]
     now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
     info = await cog.gather(1, now)
-    assert info.papers > 100 and info.topics == 3
+    assert info.papers > 100
+    assert info.topics == 3
     assert {v.venue for v in info.venues} >= {"NeurIPS", "ICML", "ICLR"}
     assert info.digest == DigestSchedule(99, "07:30", "UTC", 3, True, now)
     assert (await cog.gather(2, now)).digest is None

@@ -73,7 +73,8 @@ def test_expected_problems_have_their_own_message(error: Exception, expected: st
 )
 def test_messages_in_chinese(error: Exception, expected: str) -> None:
     message = user_message(_chinese(MockInteraction()), error)
-    assert message is not None and expected in message
+    assert message is not None
+    assert expected in message
 
 
 @pytest.mark.parametrize(
@@ -93,15 +94,18 @@ async def test_unanswered_interaction_gets_an_ephemeral_apology_with_logged_id(
     interaction = MockInteraction()
     with caplog.at_level(logging.ERROR, logger="paperbot.bot.errors"):
         error_id = await handle_error(interaction, RuntimeError("boom"))
-    assert error_id is not None and re.fullmatch(r"[0-9a-f]{8}", error_id)
+    assert error_id is not None
+    assert re.fullmatch(r"[0-9a-f]{8}", error_id)
     kwargs = interaction.response.send_message.await_args.kwargs
     assert kwargs["ephemeral"] is True
     text = interaction.response.send_message.await_args.args[0]
-    assert error_id in text and "boom" not in text
+    assert error_id in text
+    assert "boom" not in text
     assert kwargs["allowed_mentions"].to_dict()["parse"] == []
     [record] = caplog.records
     assert error_id in record.getMessage()
-    assert record.exc_info is not None and str(record.exc_info[1]) == "boom"
+    assert record.exc_info is not None
+    assert str(record.exc_info[1]) == "boom"
 
 
 async def test_invoke_error_logs_the_original_exception(caplog: pytest.LogCaptureFixture) -> None:

@@ -60,7 +60,8 @@ async def test_first_response_or_follow_up(
         interaction.followup.send.assert_not_awaited()
         assert returned is None
     else:
-        assert method.await_count == 1 and kwargs["wait"] is True
+        assert method.await_count == 1
+        assert kwargs["wait"] is True
         assert isinstance(returned, MockMessage)  # the follow-up, for later edits
         if how == "deferred":
             interaction.response.send_message.assert_not_awaited()
@@ -82,7 +83,8 @@ async def test_pings_only_the_users_the_message_lists(
     await respond.reply(interaction, message)
     _, kwargs = _sent_with(interaction, how)
     mentions: discord.AllowedMentions = kwargs["allowed_mentions"]
-    assert mentions.everyone is False and mentions.roles is False
+    assert mentions.everyone is False
+    assert mentions.roles is False
     assert mentions.replied_user is False
     assert [user.id for user in mentions.users] == pinged  # type: ignore[union-attr]
 
@@ -93,7 +95,8 @@ async def test_message_data_becomes_embeds_and_a_view_is_attached() -> None:
     message = MessageData(embeds=(EmbedData(title="A paper", description="why"),))
     await respond.reply(interaction, message, ephemeral=False, view=view)
     kwargs = interaction.response.send_message.await_args.kwargs
-    assert kwargs["content"] is None and kwargs["view"] is view
+    assert kwargs["content"] is None
+    assert kwargs["view"] is view
     [embed] = kwargs["embeds"]
     assert (embed.title, embed.description) == ("A paper", "why")
 

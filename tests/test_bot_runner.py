@@ -114,7 +114,8 @@ async def test_drain_waits_for_command_handlers_only() -> None:
     command = asyncio.create_task(handler(), name="CommandTree-invoker")
     unrelated = asyncio.create_task(stuck.wait(), name="something-else")
     assert await drain(grace=5.0) == 0
-    assert command.done() and finished.is_set()
+    assert command.done()
+    assert finished.is_set()
     assert not unrelated.done(), "drain must not wait for unrelated tasks"
     unrelated.cancel()
 

@@ -32,7 +32,8 @@ async def test_stop_cancels_a_running_job() -> None:
     warmup.start()
     await started.wait()
     await warmup.stop()
-    assert warmup.task is not None and warmup.task.cancelled()
+    assert warmup.task is not None
+    assert warmup.task.cancelled()
 
 
 async def test_stop_before_start_is_harmless() -> None:

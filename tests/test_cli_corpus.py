@@ -31,15 +31,18 @@ def test_loading_twice_gives_identical_list(capsys: pytest.CaptureFixture[str]) 
     _, second_list = run_json(capsys, "list", "--json")
     assert code == 0
     assert first_list == second_list
-    assert isinstance(first_load, dict) and isinstance(second_load, dict)
-    assert second_load["new"] == 0 and second_load["unchanged"] == first_load["new"]
+    assert isinstance(first_load, dict)
+    assert isinstance(second_load, dict)
+    assert second_load["new"] == 0
+    assert second_load["unchanged"] == first_load["new"]
 
 
 def test_list_json_fields(capsys: pytest.CaptureFixture[str]) -> None:
     main(["load"])
     capsys.readouterr()
     _, listed = run_json(capsys, "list", "--json", "--venue", "neurips", "--year", "2023")
-    assert isinstance(listed, list) and listed
+    assert isinstance(listed, list)
+    assert listed
     for paper in listed:
         assert set(paper) >= {"id", "title", "venue", "year", "area", "summaries", "sources"}
         assert (paper["venue"], paper["year"]) == ("NeurIPS", 2023)
@@ -89,7 +92,8 @@ def test_config_error_exits_2_with_one_line(
     assert main(["list"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert "bot.sync_guild" in err and "Traceback" not in err
+    assert "bot.sync_guild" in err
+    assert "Traceback" not in err
 
 
 def test_python_dash_m_entry_point() -> None:

@@ -35,12 +35,14 @@ def test_an_emptied_page_exits_1_until_allowed(
     assert load(capsys, str(folder))[0] == 0
     (folder / "icml-2025.txt").write_text("", encoding="utf-8")
     code, report = load(capsys, str(folder))
-    assert code == 1 and report["removed"] == 0
+    assert code == 1
+    assert report["removed"] == 0
     assert "--allow-shrink" in json.dumps(report["skipped"])
     assert main(["load", str(folder)]) == 1
     assert "shrinks from 4 papers to 0" in capsys.readouterr().out
     code, report = load(capsys, str(folder), "--allow-shrink")
-    assert code == 0 and report["removed"] == 4
+    assert code == 0
+    assert report["removed"] == 4
 
 
 def test_an_unchanged_bad_page_exits_1_every_time(

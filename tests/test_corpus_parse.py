@@ -177,7 +177,8 @@ def test_decode_rejects_non_utf8(data: bytes, ok: bool) -> None:
     result = decode(data, "f.txt")
     assert isinstance(result, str) is ok
     if not ok:
-        assert isinstance(result, Problem) and result.line is None
+        assert isinstance(result, Problem)
+        assert result.line is None
 
 
 def test_sources_are_file_and_line() -> None:

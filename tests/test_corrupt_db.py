@@ -44,7 +44,8 @@ def damage_header(path: Path) -> None:
 def one_line_naming(path: Path, err: str) -> None:
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
-    assert str(path) in lines[0] and "backup" in lines[0], lines[0]
+    assert str(path) in lines[0], lines[0]
+    assert "backup" in lines[0], lines[0]
     assert "Traceback" not in err
 
 
@@ -77,7 +78,8 @@ def test_run_refuses_a_damaged_file_with_one_line(loaded_file: Path) -> None:
         timeout=60,
     )
     assert result.returncode == 2, result.stderr
-    assert str(loaded_file) in result.stderr and "backup" in result.stderr
+    assert str(loaded_file) in result.stderr
+    assert "backup" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -86,9 +88,8 @@ def doctor(capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, object]]:
     return code, json.loads(capsys.readouterr().out)
 
 
-def test_doctor_on_a_healthy_database(
-    loaded_file: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.mark.usefixtures("loaded_file")
+def test_doctor_on_a_healthy_database(capsys: pytest.CaptureFixture[str]) -> None:
     code, report = doctor(capsys)
     assert code == 0, report
     assert report["problems"] == []
@@ -104,7 +105,8 @@ def test_doctor_finds_damage_in_the_middle(
     damage_middle(loaded_file)
     code, report = doctor(capsys)
     assert code == 1
-    assert report["integrity"] != "ok" and report["problems"]
+    assert report["integrity"] != "ok"
+    assert report["problems"]
 
 
 def test_doctor_cannot_open_garbage(loaded_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

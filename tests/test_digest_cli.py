@@ -34,13 +34,15 @@ def test_preview_for_topics(capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     data = preview_json(capsys, "--topics", "RLHF, 扩散模型", "--count", "4")
     picks = data["picks"]
-    assert isinstance(picks, list) and len(picks) == 4
+    assert isinstance(picks, list)
+    assert len(picks) == 4
     for pick in picks:
         assert pick["kind"] == "match"
         assert pick["reason"].startswith("matches your topic")
         assert pick["subscribers"] == 1
         assert any("RLHF" in t or "扩散" in t for t in pick["topics"])
-    assert data["nothing_left"] is False and "每日论文" in str(data["header"])
+    assert data["nothing_left"] is False
+    assert "每日论文" in str(data["header"])
 
 
 def test_preview_for_a_guild_uses_its_subscribers(
@@ -61,7 +63,8 @@ def test_preview_for_a_guild_uses_its_subscribers(
     asyncio.run(subscribe())
     data = preview_json(capsys, "--guild", str(GUILD), "--count", "3")
     picks = data["picks"]
-    assert isinstance(picks, list) and len(picks) == 3
+    assert isinstance(picks, list)
+    assert len(picks) == 3
     # One followed topic with enough matches fills the whole post: no filler.
     assert [p["subscribers"] for p in picks] == [3, 3, 3]
     assert [p["kind"] for p in picks] == ["match"] * 3
@@ -83,7 +86,8 @@ def test_synonymous_topics_count_once(topics: str, capsys: pytest.CaptureFixture
     capsys.readouterr()
     data = preview_json(capsys, "--topics", topics, "--count", "10")
     picks = data["picks"]
-    assert isinstance(picks, list) and len(picks) == 10
+    assert isinstance(picks, list)
+    assert len(picks) == 10
     assert {tuple(p["topics"]) for p in picks} == {("Scaling laws · 缩放定律",)}
     assert all(p["kind"] == "match" for p in picks)
     assert all(p["reason"].startswith("matches your topic Scaling laws") for p in picks)
@@ -95,7 +99,9 @@ def test_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["digest", "preview", "--count", "2"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("📚 Daily paper digest")
-    assert "1. " in out and "2. " in out and "2 picks;" in out
+    assert "1. " in out
+    assert "2. " in out
+    assert "2 picks;" in out
 
 
 @pytest.mark.parametrize("count", ["0", "11", "x"])
@@ -127,5 +133,6 @@ def test_bench_digest_small(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     assert result["same_picks_as_baseline"] is True
-    assert result["papers"] == 3000 and result["count"] == 10
+    assert result["papers"] == 3000
+    assert result["count"] == 10
     assert result["pick_vs_baseline"] > 0

@@ -41,7 +41,7 @@ async def service(loaded_db: Database) -> DigestService:
     await ensure_digest_schema(loaded_db)
     ids = np.array([p.id for p in await papers.list_papers(loaded_db)][:20], dtype=np.int64)
 
-    async def audience(guild_id: int) -> Sequence[TopicDemand]:
+    async def audience(_guild_id: int) -> Sequence[TopicDemand]:
         return [TopicDemand("diffusion", (SUBSCRIBER,), ids, np.full(len(ids), 0.5))]
 
     return DigestService(loaded_db, Settings(), audience)
@@ -88,11 +88,15 @@ async def test_setup_stores_confirms_with_discord_timestamps(cog: Digest, guild:
     assert sent["ephemeral"] is True
     # 09:30 Shanghai on 30 Nov is 01:30 UTC, already past at 08:00 UTC: tomorrow.
     ts = int(datetime(2026, 12, 1, 1, 30, tzinfo=UTC).timestamp())
-    assert f"<t:{ts}:F>" in sent["content"] and f"<t:{ts}:R>" in sent["content"]
+    assert f"<t:{ts}:F>" in sent["content"]
+    assert f"<t:{ts}:R>" in sent["content"]
     assert channel.mention in sent["content"]
-    assert sent["allowed_mentions"].users == [] and sent["allowed_mentions"].everyone is False
+    assert sent["allowed_mentions"].users == []
+    assert sent["allowed_mentions"].everyone is False
     stored = await cog.service.get_settings(guild.id)
-    assert stored is not None and stored.channel_id == channel.id and stored.count == 5
+    assert stored is not None
+    assert stored.channel_id == channel.id
+    assert stored.count == 5
 
 
 @pytest.mark.parametrize(
@@ -150,7 +154,8 @@ async def test_preview_is_for_anyone(cog: Digest, guild: MockGuild) -> None:
 
 def test_the_group_is_guild_only(cog: Digest) -> None:
     group = cog.app_command
-    assert group is not None and group.guild_only is True
+    assert group is not None
+    assert group.guild_only is True
     assert group.default_permissions is None  # preview stays visible to everyone
 
 
@@ -160,7 +165,8 @@ async def test_off_stops_and_keeps_settings(cog: Digest, guild: MockGuild) -> No
     await cog.off.callback(cog, interaction)
     assert "off" in reply(interaction)["content"]
     stored = await cog.service.get_settings(guild.id)
-    assert stored is not None and not stored.enabled
+    assert stored is not None
+    assert not stored.enabled
 
 
 async def test_off_without_setup_is_a_clear_error(cog: Digest, guild: MockGuild) -> None:
@@ -233,7 +239,8 @@ async def test_timezone_autocomplete(cog: Digest, guild: MockGuild) -> None:
     choices = await cog.timezone_autocomplete(admin(guild), "shang")
     assert choices[0].value == "Asia/Shanghai"
     first = await cog.timezone_autocomplete(admin(guild), "")
-    assert len(first) <= 25 and first[0].value == cog.service.settings.digest.default_timezone
+    assert len(first) <= 25
+    assert first[0].value == cog.service.settings.digest.default_timezone
     assert len(await cog.timezone_autocomplete(admin(guild), "a")) == 25
 
 

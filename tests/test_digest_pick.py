@@ -180,7 +180,8 @@ def test_mmr_avoids_near_duplicates(texts: dict[int, str] | None, expected: list
 def test_the_near_duplicate_is_still_picked_before_any_fill() -> None:
     topics = [demand("a", [1], {1: 1.0, 2: 0.98})]
     plan = run(topics, count=3, rows=SAME_VENUE, texts=TEXTS)
-    assert ids(plan)[:2] == [1, 2] and kinds(plan) == ["match", "match", "fill"]
+    assert ids(plan)[:2] == [1, 2]
+    assert kinds(plan) == ["match", "match", "fill"]
 
 
 def test_venues_are_mixed() -> None:
@@ -317,5 +318,5 @@ def test_agrees_with_the_naive_picker_when_matches_run_out(count: int) -> None:
 
 
 def test_count_must_be_positive() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="count must be at least 1"):
         run([], count=0)

@@ -135,7 +135,8 @@ async def test_a_due_job_fires_through_apscheduler(service: DigestService, start
     sched.scheduler.add_listener(executed.put_nowait, EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
     sched.scheduler.modify_job("digest:1", next_run_time=datetime.now(UTC))
     event = await asyncio.wait_for(executed.get(), timeout=5)
-    assert event.job_id == "digest:1" and event.exception is None
+    assert event.job_id == "digest:1"
+    assert event.exception is None
     assert event.retval.outcome == "already-posted"
     assert len(fake.messages) == 1
 

@@ -123,7 +123,8 @@ async def test_setup_uses_configured_defaults(service: DigestService) -> None:
         user_id=ADMIN,
         now=datetime(2026, 11, 30, 8, 0, tzinfo=UTC),
     )
-    assert saved.timezone == "UTC" and saved.count == 5
+    assert saved.timezone == "UTC"
+    assert saved.count == 5
     assert next_post == datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
 
@@ -131,7 +132,8 @@ async def test_scheduled_post_goes_out_once(service: DigestService) -> None:
     discord = FakeDiscord(now=at(0))
     await set_up(service, at(-600))
     result = await service.run_scheduled(GUILD, discord, at(0))
-    assert result.outcome == "posted" and result.local_date == DAY
+    assert result.outcome == "posted"
+    assert result.local_date == DAY
     [sent] = discord.in_channel(CHANNEL)
     assert sent.nonce == digest_nonce(GUILD, DAY)
     assert "2026-11-30" in sent.message.content
@@ -186,7 +188,8 @@ async def test_missed_digest_is_posted_later_the_same_local_day(service: DigestS
     await set_up(service, at(-24 * 60))
     # The bot was down at 09:00; it starts at 15:00 Shanghai time.
     result = await service.run_scheduled(GUILD, discord, at(6 * 60))
-    assert result.outcome == "posted" and result.local_date == DAY
+    assert result.outcome == "posted"
+    assert result.local_date == DAY
     # Down until after local midnight instead: that day is gone, no late post.
     discord2 = FakeDiscord(now=at(24 * 60 - 30))
     tomorrow_before_slot = at(24 * 60 - 30)  # 08:30 the next day
@@ -202,7 +205,8 @@ async def test_crash_between_send_and_confirm_never_posts_twice(
 ) -> None:
     discord = await crash_after_send(service)
     post = await store.scheduled_post(service.db, GUILD, DAY)
-    assert post is not None and post.state == "sent"
+    assert post is not None
+    assert post.state == "sent"
     # Restarted: within the nonce window the re-send is deduplicated by
     # Discord; after it, the channel history shows the post.
     discord.now = at(0) + restart_after
@@ -212,7 +216,8 @@ async def test_crash_between_send_and_confirm_never_posts_twice(
     assert result.outcome == "already-posted"
     assert len(discord.messages) == 1
     confirmed = await store.scheduled_post(service.db, GUILD, DAY)
-    assert confirmed is not None and confirmed.state == "confirmed"
+    assert confirmed is not None
+    assert confirmed.state == "confirmed"
     assert confirmed.message_id == discord.messages[0].id
 
 
@@ -233,7 +238,8 @@ async def test_crash_right_after_the_claim(
     discord = FakeDiscord(now=at(0))
     await crash_in(service, monkeypatch, discord, service_module.store, "mark_sent")
     post = await store.scheduled_post(service.db, GUILD, DAY)
-    assert post is not None and post.state == "claimed"
+    assert post is not None
+    assert post.state == "claimed"
     results = await restart(service).recover(discord, at(5))
     assert [r.outcome for r in results] == ["posted"]
     assert len(discord.messages) == 1
@@ -263,7 +269,9 @@ async def test_lost_channel_is_recorded_and_told_once(
     assert result.outcome == "failed"
     assert await store.posted_ids(service.db, CHANNEL) == []
     failure = await service.take_failure(GUILD)
-    assert failure is not None and text in failure[0] and "2026-11-30" in failure[0]
+    assert failure is not None
+    assert text in failure[0]
+    assert "2026-11-30" in failure[0]
     assert await service.take_failure(GUILD) is None  # told once
     # No retry loop: the job firing again the same day does nothing.
     assert (await service.run_scheduled(GUILD, discord, at(5))).outcome == "already-posted"
@@ -294,7 +302,8 @@ async def test_transient_failures_are_retried_a_bounded_number_of_times(
     assert outcomes == ["pending", "pending", "failed"]
     assert discord.messages == []
     failure = await service.take_failure(GUILD)
-    assert failure is not None and "3 attempts" in failure[0]
+    assert failure is not None
+    assert "3 attempts" in failure[0]
 
 
 async def test_transient_failure_then_success(service: DigestService) -> None:
@@ -314,7 +323,8 @@ async def test_now_is_an_extra_post_and_never_repeats_papers(service: DigestServ
     scheduled = await service.run_scheduled(GUILD, discord, at(0))
     assert scheduled.outcome == "posted"  # /digest now is not the day's post
     first, second = discord.messages
-    assert "Extra" in first.message.content and "Daily" in second.message.content
+    assert "Extra" in first.message.content
+    assert "Daily" in second.message.content
     titles = [[e.title for e in m.message.embeds] for m in discord.messages]
     assert not set(titles[0]) & set(titles[1])
 
@@ -331,7 +341,8 @@ async def test_off_stops_posting_and_setup_resumes(service: DigestService) -> No
     assert (await service.run_scheduled(GUILD, discord, at(0))).outcome == "not-configured"
     assert await service.enabled() == []
     kept = await service.get_settings(GUILD)
-    assert kept is not None and kept.channel_id == CHANNEL  # settings kept
+    assert kept is not None
+    assert kept.channel_id == CHANNEL
     await set_up(service, at(-1))
     assert (await service.run_scheduled(GUILD, discord, at(0))).outcome == "posted"
 
@@ -362,7 +373,8 @@ async def test_nothing_left_is_posted_honestly(service: DigestService) -> None:
 async def test_preview_stores_nothing_and_matches_the_next_post(service: DigestService) -> None:
     await set_up(service, at(-600))
     preview = await service.preview(GUILD, at(-60))
-    assert len(preview.plan.picks) == 5 and preview.channel_id == CHANNEL
+    assert len(preview.plan.picks) == 5
+    assert preview.channel_id == CHANNEL
     assert await store.posted_ids(service.db, CHANNEL) == []
     discord = FakeDiscord(now=at(0))
     await service.run_scheduled(GUILD, discord, at(0))
@@ -384,7 +396,8 @@ async def test_dst_spring_forward_posts_once_that_day(service: DigestService) ->
     )
     # 02:30 does not exist that Sunday: the post goes out at 03:30 EDT.
     result = await service.run_scheduled(GUILD, discord, datetime(2026, 3, 8, 7, 30, tzinfo=UTC))
-    assert result.outcome == "posted" and result.local_date == date(2026, 3, 8)
+    assert result.outcome == "posted"
+    assert result.local_date == date(2026, 3, 8)
 
 
 async def test_dst_fall_back_fold_posts_once(service: DigestService) -> None:
@@ -426,7 +439,8 @@ async def test_history_lost_after_a_crash_never_reposts_nor_repeats(
     # It may be out there: its papers stay seen, and the admins hear about it.
     assert await store.posted_ids(service.db, CHANNEL) == sent_papers
     failure = await service.take_failure(GUILD)
-    assert failure is not None and "may not have been posted" in failure[0]
+    assert failure is not None
+    assert "may not have been posted" in failure[0]
 
 
 async def test_transient_history_error_is_retried_while_the_day_lasts(
@@ -458,7 +472,8 @@ async def test_resolve_leaves_a_post_in_flight_alone(service: DigestService) -> 
     discord = Slow(now=at(0))
     assert (await service.run_scheduled(GUILD, discord, at(0))).outcome == "posted"
     assert seen == [["pending"]]
-    assert len(discord.messages) == 1 and discord.sends == 1
+    assert len(discord.messages) == 1
+    assert discord.sends == 1
 
 
 async def test_an_empty_database_is_not_called_all_posted(db: Database) -> None:
@@ -467,6 +482,7 @@ async def test_an_empty_database_is_not_called_all_posted(db: Database) -> None:
 
     empty = DigestService(db, Settings(), nobody)
     preview = await empty.preview(GUILD, at(0))
-    assert preview.corpus_size == 0 and preview.plan.nothing_left
+    assert preview.corpus_size == 0
+    assert preview.plan.nothing_left
     assert "No papers are loaded" in preview.message.content
     assert "already been posted" not in preview.message.content

@@ -131,4 +131,6 @@ async def test_sigkill_at_any_step_still_posts_exactly_once(
     assert len(reloaded.messages) == 1, f"{len(reloaded.messages)} posts after {kill_at}"
     [message] = reloaded.messages
     assert message.nonce == digest_nonce(GUILD, SLOT.date())
-    assert post is not None and post.state == "confirmed" and post.message_id == message.id
+    assert post is not None
+    assert post.state == "confirmed"
+    assert post.message_id == message.id

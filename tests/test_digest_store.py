@@ -72,8 +72,10 @@ async def test_settings_round_trip_and_failure_told_once(digest_db: Database) ->
 async def test_a_day_can_be_claimed_once(digest_db: Database) -> None:
     ids = [p.id for p in await papers.list_papers(digest_db)][:3]
     post = await claim(digest_db, ids)
-    assert post.state == "claimed" and post.paper_ids == tuple(ids)
-    assert post.message == MESSAGE and post.header == "📚 header"
+    assert post.state == "claimed"
+    assert post.paper_ids == tuple(ids)
+    assert post.message == MESSAGE
+    assert post.header == "📚 header"
     with pytest.raises(store.AlreadyClaimed):
         await claim(digest_db, [], nonce="n2")
     # Manual posts are not keyed by the day.
@@ -94,7 +96,9 @@ async def test_states_and_closing(digest_db: Database) -> None:
     post = await claim(digest_db, ids)
     await store.mark_sent(digest_db, post.id, NOW)
     sent = await store.get_post(digest_db, post.id)
-    assert sent is not None and sent.state == "sent" and sent.attempts == 1
+    assert sent is not None
+    assert sent.state == "sent"
+    assert sent.attempts == 1
     assert [p.id for p in await store.open_posts(digest_db)] == [post.id]
     await store.close_post(digest_db, post.id, "failed", "gone")
     assert await store.open_posts(digest_db) == []
@@ -103,7 +107,9 @@ async def test_states_and_closing(digest_db: Database) -> None:
     again = await claim(digest_db, ids, nonce="n2")
     await store.confirm(digest_db, again.id, 555)
     done = await store.scheduled_post(digest_db, 1, DAY)
-    assert done is not None and done.state == "confirmed" and done.message_id == 555
+    assert done is not None
+    assert done.state == "confirmed"
+    assert done.message_id == 555
 
 
 async def test_closing_an_unknown_outcome_keeps_papers_seen(digest_db: Database) -> None:

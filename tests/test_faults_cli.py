@@ -44,12 +44,14 @@ def test_ids_beyond_64_bits_are_refused_with_one_line(
         main(list(argv))
     assert exited.value.code == 2
     err = capsys.readouterr().err
-    assert "not a Discord id" in err and "Traceback" not in err
+    assert "not a Discord id" in err
+    assert "Traceback" not in err
 
 
 def test_largest_snowflake_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _err = run_cli(capsys, "subscriptions", "--guild", str(2**63 - 1), "--json")
-    assert code == 0 and json.loads(out) == []
+    assert code == 0
+    assert json.loads(out) == []
 
 
 # --- digest preview notes (smaller things) ----------------------------------
@@ -61,7 +63,8 @@ def test_preview_on_an_empty_database_says_nothing_is_loaded(
     code, out, err = run_cli(capsys, "digest", "preview", "--topics", "RLHF")
     assert code == 1
     assert "already been posted" not in out + err
-    assert "no papers loaded" in err and "paperbot load" in err
+    assert "no papers loaded" in err
+    assert "paperbot load" in err
 
 
 def test_preview_for_an_unknown_guild_says_so(capsys: pytest.CaptureFixture[str]) -> None:
@@ -77,7 +80,8 @@ def test_preview_with_topics_that_match_nothing_says_so(
     run_cli(capsys, "load")
     code, _out, err = run_cli(capsys, "digest", "preview", "--topics", "RLHF, qwxzzyv")
     assert code == 1
-    assert "qwxzzyv" in err and "matches no paper" in err
+    assert "qwxzzyv" in err
+    assert "matches no paper" in err
     assert "RLHF" not in err
 
 
@@ -98,7 +102,8 @@ def test_synonyms_in_topics_are_one_topic(capsys: pytest.CaptureFixture[str]) ->
     for pick in picks:
         assert len(pick["topics"]) == len(set(pick["topics"])), pick
     # Listed twice, the topic is still one topic: every pick names it once.
-    assert picks and all(p["topics"] == ["Scaling laws · 缩放定律"] for p in picks)
+    assert picks
+    assert all(p["topics"] == ["Scaling laws · 缩放定律"] for p in picks)
 
 
 # --- logging (smaller things) ------------------------------------------------
@@ -130,7 +135,8 @@ def test_unsupported_scripts_are_not_called_punctuation(
 def test_punctuation_only_is_still_called_punctuation(capsys: pytest.CaptureFixture[str]) -> None:
     run_cli(capsys, "load")
     code, out, _err = run_cli(capsys, "search", "?!?! ...")
-    assert code == 1 and "only punctuation" in out
+    assert code == 1
+    assert "only punctuation" in out
 
 
 def test_a_year_in_the_query_that_finds_nothing_falls_back_and_says_so(
@@ -139,7 +145,8 @@ def test_a_year_in_the_query_that_finds_nothing_falls_back_and_says_so(
     run_cli(capsys, "load")
     code, out, _err = run_cli(capsys, "search", "scaling laws 1999")
     assert code == 0
-    assert "no papers from 1999" in out and "any year" in out
+    assert "no papers from 1999" in out
+    assert "any year" in out
     assert "Scaling" in out or "scaling" in out
 
 
@@ -153,7 +160,8 @@ def test_an_applied_year_filter_is_named(capsys: pytest.CaptureFixture[str]) -> 
 def test_an_explicit_year_option_does_not_fall_back(capsys: pytest.CaptureFixture[str]) -> None:
     run_cli(capsys, "load")
     code, out, _err = run_cli(capsys, "search", "scaling laws", "--year", "1999")
-    assert code == 1 and "nothing found" in out
+    assert code == 1
+    assert "nothing found" in out
 
 
 # --- bench digest (smaller things) -------------------------------------------
@@ -190,4 +198,5 @@ def test_bench_digest_refuses_an_empty_comparison(
         capsys, "bench", "digest", "--papers", "2000", "--posted", posted, "--repeat", "1"
     )
     assert code == 2
-    assert "nothing to compare" in err and err.count("\n") == 1
+    assert "nothing to compare" in err
+    assert err.count("\n") == 1

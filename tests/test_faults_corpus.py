@@ -10,6 +10,9 @@ import pytest
 from paperbot.cli import main
 from paperbot.core.corpus import PARSER_VERSION, CorpusLimits, decode_page, parse_text
 from paperbot.core.models import Problem
+from paperbot.services.corpus import load_corpus
+from paperbot.storage.db import Database
+from tests.conftest import FIXED_NOW
 
 HEADER = "📚 预训练¶\n\n🧠 ICML2026 · 3 篇论文解读\n\n"
 GOOD = [f"Good Paper Number {n}: 这是第{n}篇论文的摘要。" for n in range(1, 6)]
@@ -66,7 +69,8 @@ def test_bad_bytes_are_reported_per_line(data: bytes, bad_lines: list[int]) -> N
     decoded = decode_page(data, "f.txt")
     assert not isinstance(decoded, Problem)
     text, problems = decoded
-    assert "\ufffd" in text and not text.startswith("\ufeff")
+    assert "\ufffd" in text
+    assert not text.startswith("\ufeff")
     assert [p.line for p in problems] == bad_lines
     assert all(p.warning for p in problems)
 
@@ -110,7 +114,8 @@ def test_block_layout_overlong_summary_is_reported() -> None:
     text = "ICML 2026\n\nA Real Title\n\n" + "摘" * 150 + "\n\n" + "要" * 150 + "\n"
     parsed = parse_text(text, "p.txt", "预训练", SMALL)
     assert parsed.entries == ()
-    assert parsed.problems[0].line == 3 and "corpus.max_summary_chars" in parsed.problems[0].reason
+    assert parsed.problems[0].line == 3
+    assert "corpus.max_summary_chars" in parsed.problems[0].reason
 
 
 def test_too_many_entries_skip_the_page() -> None:
@@ -138,7 +143,8 @@ def test_a_big_junk_file_with_a_valid_header_is_skipped(
     page.write_text(HEADER + junk, encoding="utf-8")
     assert page.stat().st_size > 1024 * 1024
     code, report = load_json(capsys, page)
-    assert code == 1 and report["new"] == 0
+    assert code == 1
+    assert report["new"] == 0
     assert report["skipped"] == [
         {
             "file": "icml-2026.txt",
@@ -150,7 +156,9 @@ def test_a_big_junk_file_with_a_valid_header_is_skipped(
 
 def test_shipped_corpus_is_within_the_default_limits(capsys: pytest.CaptureFixture[str]) -> None:
     code, report = load_json(capsys)
-    assert code == 0 and report["skipped"] == [] and report["warnings"] == []
+    assert code == 0
+    assert report["skipped"] == []
+    assert report["warnings"] == []
 
 
 # --- folders -------------------------------------------------------------------
@@ -164,7 +172,8 @@ def test_upper_case_extensions_load_and_subfolders_are_reported(
     (folder / ".git").mkdir()
     (folder / "ICML-2026.TXT").write_text(HEADER + GOOD[0] + "\n", encoding="utf-8")
     code, report = load_json(capsys, folder)
-    assert report["files"] == 1 and report["new"] == 1
+    assert report["files"] == 1
+    assert report["new"] == 1
     assert code == 1
     assert report["warnings"] == [
         {
@@ -193,3 +202,16 @@ def test_an_unreadable_folder_is_one_line(
     assert main(["load", str(folder)]) == 2
     err = capsys.readouterr().err
     assert err == f"paperbot: cannot read folder {folder}: Permission denied\n"
+
+
+@pytest.mark.parametrize("max_bytes", [1 << 40, 1 << 62])
+async def test_a_generous_size_limit_does_not_allocate_it_up_front(
+    db: Database, bundled_corpus: Path, max_bytes: int
+) -> None:
+    # The benchmarks allow 1 TB per page; reading must not ask for that much memory.
+    limits = CorpusLimits(max_file_bytes=max_bytes)
+    report = await load_corpus(
+        db, [bundled_corpus], default_area="预训练", now=FIXED_NOW, limits=limits
+    )
+    assert report.new == 292
+    assert report.clean

@@ -8,7 +8,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from paperbot.core import limits
-from paperbot.core.digest import DigestPlan, Pick, digest_header, render_digest
+from paperbot.core.digest import DigestPlan, Pick
+from paperbot.core.digest_render import digest_header, render_digest
 from paperbot.core.links import arxiv_search_url
 from paperbot.core.models import Paper
 from paperbot.core.search_render import ResultItem, result_embed
@@ -27,7 +28,8 @@ def test_arxiv_link_is_within_discord_url_limit(title: str) -> None:
     url = arxiv_search_url(title)
     assert len(url) <= limits.URL_MAX
     query = parse_qs(urlsplit(url).query)["query"][0]
-    assert title.startswith(query) and len(query) > 50
+    assert title.startswith(query)
+    assert len(query) > 50
 
 
 @pytest.mark.parametrize("title", ["Attention Is All You Need", "数据去重 at scale", "x" * 1000])
@@ -40,7 +42,8 @@ def test_short_titles_are_linked_whole(title: str) -> None:
 def test_search_embed_url_is_within_limit(title: str) -> None:
     paper = Paper(1, title, "ICML", 2026, "预训练", ("摘要。",), ("a.txt:1",))
     embed = result_embed(ResultItem(paper, ()), position=1, total=1, budget=5000)
-    assert embed.url is not None and len(embed.url) <= limits.URL_MAX
+    assert embed.url is not None
+    assert len(embed.url) <= limits.URL_MAX
 
 
 @pytest.mark.parametrize("title", LONG_TITLES)

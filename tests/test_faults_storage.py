@@ -48,7 +48,8 @@ def test_unusable_database_paths_give_one_line(database: str, expected: str) -> 
     assert code == 1
     assert err.startswith(f"paperbot: {expected}"), err
     assert err.count("\n") == 1, err
-    assert "Traceback" not in err and "Event loop is closed" not in err
+    assert "Traceback" not in err
+    assert "Event loop is closed" not in err
 
 
 async def test_open_failure_leaves_no_worker_thread_behind() -> None:
@@ -111,7 +112,8 @@ def test_locked_database_in_the_cli_is_one_line(tmp_path: Path) -> None:
     finally:
         holder.rollback()
         holder.close()
-    assert code == 1 and "Traceback" not in err
+    assert code == 1
+    assert "Traceback" not in err
     assert f"database {path} is locked by another process" in err
 
 
@@ -155,7 +157,9 @@ def test_full_disk_in_the_cli_is_one_line(
     monkeypatch.setattr(Database, "_configure", tiny)
     assert main(["load"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("paperbot: database ") and "is full" in err and err.count("\n") == 1
+    assert err.startswith("paperbot: database ")
+    assert "is full" in err
+    assert err.count("\n") == 1
     monkeypatch.undo()
     monkeypatch.setenv("PAPERBOT_DB", str(cli_env / "cli.sqlite3"))
     monkeypatch.setenv("PAPERBOT_CONFIG", str(REPO / "config" / "paperbot.toml"))
@@ -187,8 +191,9 @@ def test_run_with_an_unreadable_corpus_folder_is_one_line(
     assert "Traceback" not in err
 
 
-def test_run_with_an_unusable_database_is_one_line(tmp_path: Path) -> None:
+def test_run_with_an_unusable_database_is_one_line() -> None:
     code, err = cli("/proc/paperbot.sqlite3", "run", extra={"DISCORD_TOKEN": "x"})
     assert code == 1
     assert "paperbot: cannot open database /proc/paperbot.sqlite3" in err
-    assert "Traceback" not in err and "Event loop is closed" not in err
+    assert "Traceback" not in err
+    assert "Event loop is closed" not in err

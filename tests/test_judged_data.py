@@ -167,7 +167,8 @@ GOOD_QUERY = 'query = "q"\nkind = "mixed"\nexpected = ["Paper A"]\nwhy = "w"\n'
 def test_loaders_accept_good_data(tmp_path: Path) -> None:
     topics = load_judged_topics(write(tmp_path / "t.toml", "[[topic]]\n" + GOOD_TOPIC), KNOWN)
     queries = load_judged_queries(write(tmp_path / "q.toml", "[[query]]\n" + GOOD_QUERY), KNOWN)
-    assert topics[0].titles == {"Paper A"} and topics[0].id == "x"
+    assert topics[0].titles == {"Paper A"}
+    assert topics[0].id == "x"
     assert queries[0].expected == ("Paper A",)
 
 

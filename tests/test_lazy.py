@@ -78,15 +78,20 @@ def test_compute_fills_a_prefix(count: int, computed: int) -> None:
 
 def test_sequence_protocol_comes_for_free() -> None:
     sequence, calls = squares()
-    assert len(sequence) == LENGTH and calls == []
+    assert len(sequence) == LENGTH
+    assert calls == []
     assert list(sequence) == [0, 1, 4, 9, 16]
-    assert 9 in sequence and 10 not in sequence
-    assert sequence.index(4) == 2 and next(reversed(sequence)) == 16
+    assert 9 in sequence
+    assert 10 not in sequence
+    assert sequence.index(4) == 2
+    assert next(reversed(sequence)) == 16
     assert calls == [0, 1, 2, 3, 4]  # reading everything again computed nothing more
 
 
 def test_empty_and_negative_lengths() -> None:
     empty: LazySequence[int] = LazySequence(0, lambda i: i)
-    assert len(empty) == 0 and list(empty) == [] and not empty
+    assert len(empty) == 0
+    assert list(empty) == []
+    assert not empty
     with pytest.raises(ValueError, match="-1 items"):
         LazySequence(-1, lambda i: i)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from paperbot.core.models import Paper, PaperRecord
-from paperbot.services.corpus import CorpusPathError, LoadReport, load_corpus
+from paperbot.services.corpus import LoadReport, load_corpus
+from paperbot.services.corpus_files import CorpusPathError
 from paperbot.storage import papers
 from paperbot.storage.db import Database
 from tests.conftest import FIXED_NOW
@@ -72,7 +73,8 @@ async def test_edited_file_updates_in_place_and_keeps_other_files(
     write(page, PAGE.replace("阿尔法摘要。", "改过的摘要。"))
     report = await load(db, page)
     after = await by_title(db)
-    assert report.updated == 1 and report.unchanged == 1
+    assert report.updated == 1
+    assert report.unchanged == 1
     assert after["Alpha Paper"].id == alpha.id
     assert after["Alpha Paper"].summaries == ("改过的摘要。", "另一份摘要。")
     assert "Gamma Paper" in after
@@ -144,7 +146,7 @@ async def test_unchanged_files_are_not_parsed_again(
 ) -> None:
     first = await load(db, bundled_corpus)
 
-    def must_not_parse(*args: object) -> None:
+    def must_not_parse(*_args: object) -> None:
         raise AssertionError("an unchanged file was parsed again")
 
     monkeypatch.setattr("paperbot.services.corpus.parse_text", must_not_parse)

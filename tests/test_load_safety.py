@@ -57,7 +57,8 @@ async def test_a_sharply_shrunk_page_is_held_back(
     report = await load(db, path)
     assert not report.clean, why
     assert report.removed == 0
-    assert "shrinks" in str(report.problems[0]) and "--allow-shrink" in str(report.problems[0])
+    assert "shrinks" in str(report.problems[0])
+    assert "--allow-shrink" in str(report.problems[0])
     assert await titles(db) == set(TITLES)
     # The corpus state has not changed, so a retry says the same thing.
     assert not (await load(db, path)).clean
@@ -68,7 +69,8 @@ async def test_allow_shrink_applies_the_page(db: Database, tmp_path: Path) -> No
     await load(db, path)
     write(path, "")
     report = await load(db, path, allow_shrink=True)
-    assert report.clean and report.removed == 4
+    assert report.clean
+    assert report.removed == 4
     assert await titles(db) == set()
 
 
@@ -77,7 +79,8 @@ async def test_losing_half_or_less_is_applied(db: Database, tmp_path: Path) -> N
     await load(db, path)
     write(path, page("Alpha Paper", "Beta Paper"))
     report = await load(db, path)
-    assert report.clean and report.removed == 2
+    assert report.clean
+    assert report.removed == 2
 
 
 async def test_a_removed_paper_keeps_its_history_and_identity(db: Database, tmp_path: Path) -> None:
@@ -111,7 +114,8 @@ async def test_a_removed_paper_keeps_its_history_and_identity(db: Database, tmp_
     assert {p.title: p.id for p in await papers.list_papers(db)} == before
     assert await digests.posted_ids(db, 2) == [before["Delta Paper"]]
     post = await digests.scheduled_post(db, 1, DAY)
-    assert post is not None and post.paper_ids == (before["Delta Paper"],)
+    assert post is not None
+    assert post.paper_ids == (before["Delta Paper"],)
 
 
 async def test_an_unchanged_page_with_a_bad_line_fails_every_time(

@@ -98,7 +98,8 @@ def test_parse_timezone_refuses_with_help(text: str, hint: str) -> None:
 def test_suggest_timezones(query: str, first: str) -> None:
     found = schedule.suggest_timezones(query, KNOWN, limit=25)
     assert found[0] == first
-    assert len(found) <= 25 and len(set(found)) == len(found)
+    assert len(found) <= 25
+    assert len(set(found)) == len(found)
 
 
 @pytest.mark.parametrize(
@@ -198,4 +199,5 @@ def test_nonce_is_deterministic_and_short(
 ) -> None:
     first, second = schedule.digest_nonce(*a), schedule.digest_nonce(*b)
     assert (first == second) is same
-    assert len(first) <= schedule.NONCE_MAX and first.isdigit()
+    assert len(first) <= schedule.NONCE_MAX
+    assert first.isdigit()

@@ -113,7 +113,8 @@ async def test_nothing_found_is_ephemeral_and_helpful(cog: Search, bot: MockBot)
     await run(cog, interaction, "Toolformr Tols", year=2025)
     kwargs = sent(interaction)
     assert kwargs["ephemeral"] is True
-    assert "No papers found" in kwargs["content"] and "Did you mean" in kwargs["content"]
+    assert "No papers found" in kwargs["content"]
+    assert "Did you mean" in kwargs["content"]
     assert kwargs["allowed_mentions"].everyone is False
 
 
@@ -122,7 +123,8 @@ async def test_query_text_cannot_ping(cog: Search, bot: MockBot) -> None:
     interaction = MockInteraction(client=bot)
     await run(cog, interaction, "@everyone diffusion <@&123>")
     kwargs = sent(interaction)
-    assert "@everyone" not in kwargs["content"] and "<@&123>" not in kwargs["content"]
+    assert "@everyone" not in kwargs["content"]
+    assert "<@&123>" not in kwargs["content"]
     mentions: discord.AllowedMentions = kwargs["allowed_mentions"]
     assert mentions.to_dict()["parse"] == []
 
@@ -221,7 +223,8 @@ async def test_only_the_shown_page_is_highlighted(
     monkeypatch.setattr(service, "search", spy)
     interaction = MockInteraction(client=bot)
     await run(cog, interaction, "language model")
-    assert asked[0]["highlight"] == 5 and asked[0]["limit"] == 5 * cog_module.MAX_PAGES
+    assert asked[0]["highlight"] == 5
+    assert asked[0]["limit"] == 5 * cog_module.MAX_PAGES
     hits = results[0].hits
     assert len(hits) > 10
     matches = hits[0].ranked_matches
@@ -233,4 +236,5 @@ async def test_only_the_shown_page_is_highlighted(
     eager = await search("language model", limit=5 * cog_module.MAX_PAGES)
     items = [ResultItem(h.paper, h.matched) for h in eager.hits]
     pages = ResultPages(eager.query, items, total=eager.total, page_size=5)
-    assert second.embeds == pages[1].embeds and view.pages[0].embeds == pages[0].embeds
+    assert second.embeds == pages[1].embeds
+    assert view.pages[0].embeds == pages[0].embeds

@@ -73,7 +73,8 @@ def test_highlight_only_for_the_first_results(query: str, highlight: int) -> Non
     parsed = parse_query(query, venues=VENUES)
     full = rank(real_index(), parsed, limit=5)
     part = rank(real_index(), parsed, limit=5, highlight=highlight)
-    assert part.ids == full.ids and part.scores == full.scores
+    assert part.ids == full.ids
+    assert part.scores == full.scores
     assert part.matched[:highlight] == full.matched[:highlight]
     assert all(m == () for m in part.matched[highlight:])
     assert any(full.matched)
@@ -171,7 +172,8 @@ def test_rebuild_shares_unchanged_texts(
     old = build_index_columns(**columns(old_ids, set()))  # type: ignore[arg-type]
     fresh = build_index_columns(**columns(new_ids, changed))  # type: ignore[arg-type]
     new = build_index_columns(**columns(new_ids, changed), previous=old)  # type: ignore[arg-type]
-    assert new.titles == fresh.titles and new.summaries == fresh.summaries
+    assert new.titles == fresh.titles
+    assert new.summaries == fresh.summaries
     old_at = {pid: i for i, pid in enumerate(old.ids.tolist())}
     for i, pid in enumerate(new_ids):
         shared = pid in old_at and pid not in changed

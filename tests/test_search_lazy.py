@@ -46,13 +46,15 @@ def test_lazy_matches_equal_eager_ones(query: str) -> None:
     parsed = parse_query(query, venues=VENUES, expansions=EXPANSIONS)
     eager = rank(real_index(), parsed, limit=50)
     lazy = rank(real_index(), parsed, limit=50, eager=PAGE)
-    assert lazy.ids == eager.ids and lazy.scores == eager.scores
+    assert lazy.ids == eager.ids
+    assert lazy.scores == eager.scores
     assert isinstance(lazy.matched, RankedMatches)
     assert lazy.matched.computed() == min(PAGE, len(lazy.ids))
     # Read in reverse, as a paginator jumping to the last page would.
     later = [lazy.matched[i] for i in reversed(range(len(lazy.ids)))]
     assert later[::-1] == list(eager.matched)
-    assert lazy.matched == eager.matched and tuple(lazy.matched) == tuple(eager.matched)
+    assert lazy.matched == eager.matched
+    assert tuple(lazy.matched) == tuple(eager.matched)
     assert lazy.matched.computed() == len(lazy.ids)
 
 
@@ -129,8 +131,10 @@ def test_pages_read_only_their_own_items() -> None:
     lazy = ResultPages(parsed, recorded, total=40, page_size=PAGE)
     eager = ResultPages(parsed, items, total=40, page_size=PAGE)
     assert len(lazy) == len(eager) == 5
-    assert lazy[0] == eager[0] and recorded.read == set(range(5))
-    assert lazy[4] == eager[4] and recorded.read == {*range(5), *range(20, 23)}
+    assert lazy[0] == eager[0]
+    assert recorded.read == set(range(5))
+    assert lazy[4] == eager[4]
+    assert recorded.read == {*range(5), *range(20, 23)}
     assert list(lazy) == list(eager)
 
 

@@ -29,11 +29,15 @@ async def test_first_page_is_sent_with_buttons_and_no_pings() -> None:
     await view.start(interaction)
     kwargs = interaction.response.send_message.await_args.kwargs
     assert kwargs["content"] == "page 1 @everyone"
-    assert kwargs["view"] is view and kwargs["ephemeral"] is False
+    assert kwargs["view"] is view
+    assert kwargs["ephemeral"] is False
     mentions = kwargs["allowed_mentions"]
-    assert mentions.everyone is False and mentions.roles is False and not mentions.users
+    assert mentions.everyone is False
+    assert mentions.roles is False
+    assert not mentions.users
     labels = buttons(view)
-    assert labels["Previous"].disabled and not labels["Next"].disabled
+    assert labels["Previous"].disabled
+    assert not labels["Next"].disabled
     assert labels["1/3"].disabled  # the counter is not a button to press
 
 
@@ -45,7 +49,8 @@ async def test_navigation_edits_in_place_and_disables_at_the_ends() -> None:
         kwargs = press.response.edit_message.await_args.kwargs
         assert kwargs["content"].startswith(f"page {expected}")
         assert kwargs["view"] is view
-    assert view.next.disabled and not view.previous.disabled
+    assert view.next.disabled
+    assert not view.previous.disabled
     assert view.counter.label == "3/3"
     # Pressing beyond the end (a stale client) stays on the last page.
     press = MockInteraction.component("next", user=OWNER)
@@ -53,7 +58,8 @@ async def test_navigation_edits_in_place_and_disables_at_the_ends() -> None:
     assert view.index == 2
     press = MockInteraction.component("prev", user=OWNER)
     await view.previous.callback(press)
-    assert view.index == 1 and not view.next.disabled
+    assert view.index == 1
+    assert not view.next.disabled
 
 
 async def test_only_the_owner_may_press() -> None:
@@ -84,7 +90,9 @@ async def test_timeout_after_a_deferred_start_edits_the_follow_up() -> None:
     await interaction.response.defer(thinking=True)
     await view.start(interaction, ephemeral=True)
     kwargs = interaction.followup.send.await_args.kwargs
-    assert kwargs["wait"] is True and kwargs["ephemeral"] is True and kwargs["view"] is view
+    assert kwargs["wait"] is True
+    assert kwargs["ephemeral"] is True
+    assert kwargs["view"] is view
     message = interaction.followup.send.return_value
     await view.on_timeout()
     message.edit.assert_awaited_once_with(view=view)

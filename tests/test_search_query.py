@@ -70,7 +70,8 @@ def test_options_win_over_the_query_and_are_canonicalised() -> None:
 
 def test_filter_only_query() -> None:
     parsed = parse_query("NeurIPS 2023", venues=VENUES)
-    assert parsed.problem is None and parsed.is_filter_only
+    assert parsed.problem is None
+    assert parsed.is_filter_only
     assert parse_query("", venue="ICLR").is_filter_only
 
 

@@ -198,7 +198,8 @@ def test_title_acronyms(title: str, acronyms: list[str]) -> None:
 def test_suggestions_for_a_near_miss() -> None:
     parsed = parse_query("Shampo Kullback Leiblr")
     ids = suggest_titles(real_index(), parsed)
-    assert ids and title_of(ids[0]).startswith("Understanding and Improving Shampoo")
+    assert ids
+    assert title_of(ids[0]).startswith("Understanding and Improving Shampoo")
 
 
 def test_index_round_trips_through_arrays() -> None:
@@ -206,7 +207,8 @@ def test_index_round_trips_through_arrays() -> None:
     again = from_arrays({k: v.copy() for k, v in to_arrays(index).items()})
     parsed = parse_query("数据去重 shampo")
     assert rank(again, parsed) == rank(index, parsed)
-    assert again.titles == index.titles and again.venues == index.venues
+    assert again.titles == index.titles
+    assert again.venues == index.venues
 
 
 def test_empty_index() -> None:

@@ -68,8 +68,10 @@ def test_every_page_fits_discord_limits(
         assert len(page.embeds) <= page_size
         for embed in page.embeds:
             assert balanced_bold(embed.description)
-            assert "@everyone" not in embed.title and "@here" not in embed.description
-            assert "<@123>" not in embed.title and "<@&456>" not in embed.description
+            assert "@everyone" not in embed.title
+            assert "@here" not in embed.description
+            assert "<@123>" not in embed.title
+            assert "<@&456>" not in embed.description
 
 
 def test_real_corpus_pages_fit() -> None:
@@ -86,7 +88,8 @@ def test_embed_links_title_and_shows_venue_year() -> None:
         page_size=5,
     )
     [embed] = page.embeds
-    assert embed.url is not None and embed.url.startswith("https://arxiv.org/search/?query=QLoRA")
+    assert embed.url is not None
+    assert embed.url.startswith("https://arxiv.org/search/?query=QLoRA")
     assert "NeurIPS 2023" in (embed.footer or "")
     assert "**QLoRA**" in embed.description
 
@@ -138,7 +141,8 @@ def test_pages_are_rendered_lazily() -> None:
     pages = ResultPages(parse_query("x"), items, total=11, page_size=5)
     assert len(pages) == 3
     assert pages.computed() == 0
-    assert pages[2].embeds[0].footer is not None and "11/11" in pages[2].embeds[0].footer
+    assert pages[2].embeds[0].footer is not None
+    assert "11/11" in pages[2].embeds[0].footer
     assert pages.computed() == 1
     assert pages[-1] is pages[2]
     assert pages.computed() == 1  # page 2 was the one rendered, and it is kept
@@ -149,7 +153,8 @@ def test_pages_are_rendered_lazily() -> None:
 def test_nothing_found_offers_titles_and_is_safe() -> None:
     message = nothing_found(parse_query("shampo @everyone"), ["Shampoo <@1> paper"] * 3)
     assert "Did you mean" in message.content
-    assert "@everyone" not in message.content and "<@1>" not in message.content
+    assert "@everyone" not in message.content
+    assert "<@1>" not in message.content
     assert len(message.content) <= limits.CONTENT_MAX
     assert "Try" in nothing_found(parse_query("xqz"), []).content
 
@@ -162,7 +167,8 @@ def test_query_echo_is_trimmed() -> None:
 @pytest.mark.parametrize("problem", list(QueryProblem))
 def test_each_problem_has_its_message(problem: QueryProblem) -> None:
     text = query_problem(problem, 300)
-    assert text and "{" not in text
+    assert text
+    assert "{" not in text
     assert ("300" in text) == (problem is QueryProblem.TOO_LONG)
 
 

@@ -44,7 +44,8 @@ async def test_first_search_builds_and_stores_the_index(loaded_db: Database) -> 
     svc = service(loaded_db)
     assert not await svc.is_current()
     assert (await titles(svc, "toolformr"))[0].startswith("Toolformer")
-    assert svc.last_status is not None and svc.last_status.source == "built"
+    assert svc.last_status is not None
+    assert svc.last_status.source == "built"
     assert await svc.is_current()
     stored = await index_store.stored_version(loaded_db)
     assert stored == (svc.last_status.corpus_version, core.INDEX_FORMAT)
@@ -58,7 +59,8 @@ async def test_restart_reuses_the_stored_index(loaded_db: Database, tmp_path: Pa
     try:
         second = service(db)
         after = await second.search("数据去重 shampo")
-        assert second.last_status is not None and second.last_status.source == "stored"
+        assert second.last_status is not None
+        assert second.last_status.source == "stored"
         assert [h.paper.id for h in after.hits] == [h.paper.id for h in before.hits]
         assert [h.score for h in after.hits] == [h.score for h in before.hits]
     finally:
@@ -77,7 +79,8 @@ async def test_index_follows_a_later_load(loaded_db: Database, tmp_path: Path) -
     svc.forget_version()  # the service re-reads the version at most once a second
     found = await titles(svc, "zebrafish 斑马鱼")
     assert found == ["Zebrafish Transformers for Marine Biology"]
-    assert svc.last_status is not None and svc.last_status.source == "built"
+    assert svc.last_status is not None
+    assert svc.last_status.source == "built"
 
     # Edited in place: the old wording is gone, the new one is found.
     write_page(
@@ -95,7 +98,8 @@ async def test_index_follows_a_later_load(loaded_db: Database, tmp_path: Path) -
     try:
         again = service(db)
         assert await titles(again, "珊瑚礁") == ["Zebrafish Transformers for Marine Biology"]
-        assert again.last_status is not None and again.last_status.source == "stored"
+        assert again.last_status is not None
+        assert again.last_status.source == "stored"
     finally:
         await db.close()
 
@@ -111,7 +115,8 @@ async def test_stale_stored_index_is_rebuilt(loaded_db: Database) -> None:
     )
     fresh = service(loaded_db)
     await fresh.refresh()
-    assert fresh.last_status is not None and fresh.last_status.source == "built"
+    assert fresh.last_status is not None
+    assert fresh.last_status.source == "built"
 
 
 async def test_unreadable_stored_index_is_rebuilt(loaded_db: Database) -> None:
@@ -126,14 +131,16 @@ async def test_unreadable_stored_index_is_rebuilt(loaded_db: Database) -> None:
     )
     fresh = service(loaded_db)
     assert (await titles(fresh, "toolformer"))[0].startswith("Toolformer")
-    assert fresh.last_status is not None and fresh.last_status.source == "built"
+    assert fresh.last_status is not None
+    assert fresh.last_status.source == "built"
 
 
 async def test_stored_arrays_round_trip(db: Database) -> None:
     arrays = {"a": np.arange(5, dtype=np.int64), "b": np.zeros((2, 3), dtype=np.int32)}
     await index_store.save_index(db, arrays, corpus_version=7, format=1)
     stored = await index_store.load_index(db)
-    assert stored is not None and (stored.corpus_version, stored.format) == (7, 1)
+    assert stored is not None
+    assert (stored.corpus_version, stored.format) == (7, 1)
     assert np.array_equal(stored.arrays["a"], arrays["a"])
     assert stored.arrays["b"].shape == (2, 3)
     await index_store.clear_index(db)
@@ -151,7 +158,8 @@ async def test_stored_arrays_round_trip(db: Database) -> None:
 )
 async def test_bad_queries(loaded_db: Database, query: str, problem: QueryProblem) -> None:
     result = await service(loaded_db).search(query)
-    assert result.problem is problem and result.hits == ()
+    assert result.problem is problem
+    assert result.hits == ()
 
 
 async def test_sql_looking_text_is_only_ever_a_bound_value(loaded_db: Database) -> None:
@@ -165,11 +173,13 @@ async def test_sql_looking_text_is_only_ever_a_bound_value(loaded_db: Database) 
 async def test_nothing_found_suggests_close_titles(loaded_db: Database) -> None:
     svc = service(loaded_db)
     result = await svc.search("xqzvbk")
-    assert result.hits == () and result.suggestions == ()
+    assert result.hits == ()
+    assert result.suggestions == ()
     # Toolformer is a 2023 paper: within 2025 nothing matches, but close
     # titles of 2025 (and only of 2025) are offered.
     result = await svc.search("Toolformr Tols", year=2025)
-    assert result.hits == () and result.suggestions
+    assert result.hits == ()
+    assert result.suggestions
     years = {h.paper.title: h.paper.year for h in (await svc.search("", year=2025, limit=500)).hits}
     assert all(years.get(title) == 2025 for title in result.suggestions)
 
@@ -189,7 +199,8 @@ async def test_expansions_reach_the_other_language(loaded_db: Database) -> None:
 
 async def test_limit_and_total(loaded_db: Database) -> None:
     result = await service(loaded_db).search("language model", limit=3)
-    assert len(result.hits) == 3 and result.total > 3
+    assert len(result.hits) == 3
+    assert result.total > 3
 
 
 def test_cli_search_json(
@@ -244,9 +255,8 @@ async def test_large_arrays_round_trip_in_parts(
     stored = await index_store.load_index(db)
     assert stored is not None
     for name, array in arrays.items():
-        assert (
-            np.array_equal(stored.arrays[name], array) and stored.arrays[name].shape == array.shape
-        )
+        assert np.array_equal(stored.arrays[name], array)
+        assert stored.arrays[name].shape == array.shape
 
 
 @pytest.mark.parametrize(
@@ -268,6 +278,7 @@ async def test_an_index_that_cannot_be_stored_still_answers(
     svc = service(loaded_db)
     with caplog.at_level(logging.WARNING, logger="paperbot.services.search"):
         assert (await titles(svc, "toolformr"))[0].startswith("Toolformer")
-    assert svc.last_status is not None and svc.last_status.source == "built"
+    assert svc.last_status is not None
+    assert svc.last_status.source == "built"
     assert "could not store the search index" in caplog.text
     assert await index_store.stored_version(loaded_db) is None

@@ -62,10 +62,13 @@ async def test_newer_database_is_refused(tmp_path: Path) -> None:
 
 
 async def test_transaction_rolls_back_on_error(db: Database) -> None:
-    with pytest.raises(ValueError):
+    async def insert_then_fail() -> None:
         async with db.transaction() as conn:
             await conn.execute("INSERT INTO meta (key, value) VALUES ('x', 'y')")
             raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        await insert_then_fail()
     async with db.conn.execute("SELECT count(*) FROM meta WHERE key = 'x'") as cursor:
         assert await cursor.fetchone() == (0,)
 
@@ -91,7 +94,8 @@ async def test_cancelling_a_transaction_interrupts_it_and_rolls_back(db: Databas
     task.cancel()
     # A liveness bound, not a speed test: without the interrupt this takes hours.
     done, _ = await asyncio.wait({task}, timeout=60)
-    assert task in done and task.cancelled()
+    assert task in done
+    assert task.cancelled()
     async with db.conn.execute("SELECT count(*) FROM meta WHERE key = 'k'") as cursor:
         assert await cursor.fetchone() == (0,)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -33,8 +32,8 @@ async def topics(loaded_db: Database) -> TopicService:
 
 
 @pytest.fixture
-async def service(topics: TopicService) -> AsyncIterator[SubscriptionService]:
-    yield SubscriptionService(topics.db, topics)
+async def service(topics: TopicService) -> SubscriptionService:
+    return SubscriptionService(topics.db, topics)
 
 
 # -- store --------------------------------------------------------------------
@@ -171,7 +170,8 @@ async def test_retired_topic_matches_nothing(topics: TopicService) -> None:
 
 async def test_subscribe_reports_topic_and_match_count(service: SubscriptionService) -> None:
     result = await service.subscribe(GUILD_A, ALICE, "缩放定律", FIXED_NOW)
-    assert result.created and result.total == 1
+    assert result.created
+    assert result.total == 1
     assert result.topic.key == "scaling-laws"
     assert result.match_count == len(await service.topics.matches(result.topic)) > 0
 
@@ -179,7 +179,8 @@ async def test_subscribe_reports_topic_and_match_count(service: SubscriptionServ
 async def test_subscribing_twice_is_a_no_op(service: SubscriptionService) -> None:
     await service.subscribe(GUILD_A, ALICE, "scaling laws", FIXED_NOW)
     again = await service.subscribe(GUILD_A, ALICE, "Scaling Law", FIXED_NOW)
-    assert not again.created and again.total == 1
+    assert not again.created
+    assert again.total == 1
 
 
 async def test_limit_per_user_per_server(service: SubscriptionService) -> None:
@@ -219,9 +220,11 @@ async def test_unsubscribe(service: SubscriptionService) -> None:
     await service.subscribe(GUILD_A, ALICE, "scaling laws", FIXED_NOW)
     await service.subscribe(GUILD_A, ALICE, "Hyena", FIXED_NOW)
     gone = await service.unsubscribe(GUILD_A, ALICE, "縮放定律")  # any way of saying it
-    assert gone.removed and gone.topic.key == "scaling-laws"
+    assert gone.removed
+    assert gone.topic.key == "scaling-laws"
     missing = await service.unsubscribe(GUILD_A, ALICE, "tokenization")
-    assert not missing.removed and missing.topic.key == "tokenization"
+    assert not missing.removed
+    assert missing.topic.key == "tokenization"
     assert (await service.unsubscribe(GUILD_A, ALICE, "hyena")).removed
     assert await service.followed(GUILD_A, ALICE) == []
 
@@ -229,9 +232,11 @@ async def test_unsubscribe(service: SubscriptionService) -> None:
 async def test_unsubscribe_a_retired_topic_by_its_id(service: SubscriptionService) -> None:
     await store.add(service.db, GUILD_A, ALICE, "topic", "old-topic", "old", FIXED_NOW, 25)
     [followed] = await service.followed(GUILD_A, ALICE)
-    assert followed.retired and followed.match_count == 0
+    assert followed.retired
+    assert followed.match_count == 0
     [choice] = await service.suggest_followed(GUILD_A, ALICE, "")
-    assert choice.value == "old-topic" and "retired" in choice.name
+    assert choice.value == "old-topic"
+    assert "retired" in choice.name
     assert (await service.unsubscribe(GUILD_A, ALICE, choice.value)).removed
 
 
@@ -312,7 +317,8 @@ async def test_reader_demands_count_synonyms_once(
     found = await service.reader_demands(texts, 7)
     assert len(found) == len(expected)
     for demand, (label, users) in zip(found, expected, strict=True):
-        assert demand.topic.startswith(label) and demand.subscribers == users
+        assert demand.topic.startswith(label)
+        assert demand.subscribers == users
         assert len(demand.ids) > 0
 
 

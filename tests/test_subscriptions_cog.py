@@ -59,7 +59,8 @@ def text_of(kwargs: dict[str, Any]) -> str:
 def assert_private_and_silent(kwargs: dict[str, Any]) -> None:
     assert kwargs["ephemeral"] is True
     mentions: discord.AllowedMentions = kwargs["allowed_mentions"]
-    assert mentions.everyone is False and mentions.roles is False
+    assert mentions.everyone is False
+    assert mentions.roles is False
     assert mentions.users == []
 
 
@@ -78,7 +79,8 @@ async def test_subscribe_names_the_topic_in_both_languages_with_matches(
     assert "Subscribed to **Scaling laws · 缩放定律**." in text
     count = len(await bot.app.topics.matches(bot.app.topics.resolve("scaling laws")))
     assert f"{count} papers match it now." in text
-    assert "Best matches now:" in text and "title: Scaling laws" in text
+    assert "Best matches now:" in text
+    assert "title: Scaling laws" in text
     assert "You follow 1 of 25 topics here" in text
 
 
@@ -112,7 +114,8 @@ async def test_keyword_is_escaped_and_cannot_ping(cog: Subscriptions, bot: MockB
     text = text_of(kwargs)
     assert "@everyone" not in text
     assert "\\*Toeplitz\\*" in text
-    assert "(keyword)" in text and "A keyword matches papers" in text
+    assert "(keyword)" in text
+    assert "A keyword matches papers" in text
     assert_private_and_silent(kwargs)
 
 
@@ -190,7 +193,8 @@ async def test_subscriptions_lists_only_this_users_topics_in_this_server(
     assert embed.title == "Your topics in this server"
     lines = embed.description.splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith("• **Tokenization · 分词**: ") and lines[0].endswith(" papers")
+    assert lines[0].startswith("• **Tokenization · 分词**: ")
+    assert lines[0].endswith(" papers")
     assert lines[1].startswith("• **“Toeplitz” (keyword)**: 1 papers")
     assert embed.footer.text.startswith("2 of 25 topics")
 
@@ -217,7 +221,8 @@ async def test_commands_are_guild_only(cog: Subscriptions) -> None:
     for command in (cog.subscribe, cog.unsubscribe, cog.subscriptions):
         assert command.guild_only is True
         assert command.allowed_contexts is not None
-        assert command.allowed_contexts.guild and not command.allowed_contexts.private_channel
+        assert command.allowed_contexts.guild
+        assert not command.allowed_contexts.private_channel
 
 
 async def test_dm_call_is_refused_even_if_discord_sent_it(cog: Subscriptions, bot: MockBot) -> None:

@@ -190,7 +190,9 @@ def test_shipped_vocabulary_is_valid_and_sized() -> None:
     vocabulary = parse_vocabulary(SHIPPED_VOCABULARY.read_text(encoding="utf-8"))
     assert 30 <= len(vocabulary) <= 60
     for t in vocabulary.topics:
-        assert t.zh and t.name and len(t.label) <= limits.CHOICE_NAME_MAX
+        assert t.zh
+        assert t.name
+        assert len(t.label) <= limits.CHOICE_NAME_MAX
 
 
 # -- what users type ------------------------------------------------------

@@ -38,14 +38,16 @@ def test_topics_table(capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert main(["topics"]) == 0
     out = capsys.readouterr().out
-    assert "scaling-laws" in out and "Scaling laws · 缩放定律" in out
+    assert "scaling-laws" in out
+    assert "Scaling laws · 缩放定律" in out
     assert "papers match a topic" in out
 
 
 def test_topics_on_an_empty_database(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["topics", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["papers"] == 0 and report["unmatched"] == []
+    assert report["papers"] == 0
+    assert report["unmatched"] == []
 
 
 def test_malformed_vocabulary_exits_2_naming_the_line(
@@ -87,16 +89,18 @@ def test_subscriptions_listing(capsys: pytest.CaptureFixture[str]) -> None:
         (111, 2, "toeplitz"),
         (222, 1, "alignment-rlhf"),
     ]
-    assert rows[1]["kind"] == "keyword" and rows[1]["label"] == "“Toeplitz” (keyword · 关键词)"
+    assert rows[1]["kind"] == "keyword"
+    assert rows[1]["label"] == "“Toeplitz” (keyword · 关键词)"
     assert main(["subscriptions", "--guild", "111", "--user", "1", "--json"]) == 0
     assert [r["topic"] for r in json.loads(capsys.readouterr().out)] == ["scaling-laws"]
     assert main(["subscriptions", "--user", "1"]) == 0
     out = capsys.readouterr().out
-    assert "Scaling laws · 缩放定律" in out and "Alignment and RLHF" in out
+    assert "Scaling laws · 缩放定律" in out
+    assert "Alignment and RLHF" in out
     assert "2 subscriptions by 2 users in 2 servers" in out
 
 
-def test_subscriptions_rejects_a_bad_id(capsys: pytest.CaptureFixture[str]) -> None:
+def test_subscriptions_rejects_a_bad_id() -> None:
     with pytest.raises(SystemExit) as exited:
         main(["subscriptions", "--guild", "abc"])
     assert exited.value.code == 2
@@ -164,7 +168,9 @@ def test_topics_match_exit_codes(
     capsys.readouterr()
     assert main(argv) == code
     err = capsys.readouterr().err
-    assert err.startswith("paperbot: ") and message in err and "Traceback" not in err
+    assert err.startswith("paperbot: ")
+    assert message in err
+    assert "Traceback" not in err
 
 
 def test_topics_match_on_an_empty_database(capsys: pytest.CaptureFixture[str]) -> None:
@@ -172,7 +178,7 @@ def test_topics_match_on_an_empty_database(capsys: pytest.CaptureFixture[str]) -
     assert "no papers loaded" in capsys.readouterr().err
 
 
-def test_topics_match_refuses_a_bad_limit(capsys: pytest.CaptureFixture[str]) -> None:
+def test_topics_match_refuses_a_bad_limit() -> None:
     with pytest.raises(SystemExit) as exited:
         main(["topics", "match", "DPO", "--limit", "0"])
     assert exited.value.code == 2

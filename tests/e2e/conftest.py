@@ -132,7 +132,10 @@ async def fake_discord() -> AsyncIterator[FakeDiscord]:
 
 
 @pytest.fixture
-async def start_bot(fake_discord: FakeDiscord, e2e_settings: Settings) -> AsyncIterator[StartBot]:
+async def start_bot(
+    fake_discord: FakeDiscord,  # noqa: ARG001 -- the fake Discord must be serving before a bot starts
+    e2e_settings: Settings,
+) -> AsyncIterator[StartBot]:
     running: list[tuple[PaperBot, asyncio.Task[None]]] = []
 
     async def start(settings: Settings | None = None, **bot_options: Any) -> PaperBot:

@@ -43,7 +43,8 @@ async def test_scheduled_digest_fires_end_to_end(e2e: E2E) -> None:
     at = (real_now + timedelta(minutes=3)).strftime("%H:%M")
     result = await setup_digest(e2e, e2e.admin, e2e.channel, time=at, timezone="UTC", count=3)
     assert result.ephemeral
-    assert ":F>" in result.text() and ":R>" in result.text()
+    assert ":F>" in result.text()
+    assert ":R>" in result.text()
     configured = await bot.app.digest.get_settings(guild.id)
     assert configured is not None
     slot = schedule.next_post(real_now, daily_time(configured))
@@ -61,7 +62,8 @@ async def test_scheduled_digest_fires_end_to_end(e2e: E2E) -> None:
         sched.scheduler.add_listener(executed.put_nowait, EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
         sched.scheduler.modify_job(scheduler_module.job_id(guild.id), next_run_time=real_now)
         event = await asyncio.wait_for(executed.get(), timeout=10)
-        assert event.exception is None and event.retval.outcome == "posted"
+        assert event.exception is None
+        assert event.retval.outcome == "posted"
     finally:
         await scheduler_module.shutdown(sched)
 
@@ -85,20 +87,24 @@ async def test_scheduled_digest_fires_end_to_end(e2e: E2E) -> None:
 
 async def test_setup_now_off_need_manage_server(e2e: E2E) -> None:
     refused = await setup_digest(e2e, e2e.member, e2e.channel, time="09:00")
-    assert refused.ephemeral and "Manage Server" in refused.text()
+    assert refused.ephemeral
+    assert "Manage Server" in refused.text()
     assert await e2e.bot.app.digest.get_settings(e2e.guild.id) is None
     for command in ("digest now", "digest off"):
         answer = await e2e.slash(command)
-        assert answer.ephemeral and "Manage Server" in answer.text()
+        assert answer.ephemeral
+        assert "Manage Server" in answer.text()
     assert e2e.fake.channel_history(e2e.channel) == []
 
 
 async def test_now_and_preview(e2e: E2E) -> None:
     await setup_digest(e2e, e2e.admin, e2e.channel, time="06:00", count=2)
     preview = await e2e.slash("digest preview")  # a plain member may preview
-    assert preview.ephemeral and len(preview.embeds) == 2
+    assert preview.ephemeral
+    assert len(preview.embeds) == 2
     posted = await e2e.slash("digest now", user=e2e.admin)
-    assert posted.ephemeral and "Posted 2 papers" in posted.text()
+    assert posted.ephemeral
+    assert "Posted 2 papers" in posted.text()
     [message] = e2e.fake.channel_history(e2e.channel)
     titles = {e["title"] for e in message["embeds"]}
     assert titles == {e["title"] for e in preview.embeds}
@@ -106,7 +112,8 @@ async def test_now_and_preview(e2e: E2E) -> None:
     again = await e2e.slash("digest preview")
     assert not titles & {e["title"] for e in again.embeds}
     off = await e2e.slash("digest off", user=e2e.admin)
-    assert off.ephemeral and "off" in off.text()
+    assert off.ephemeral
+    assert "off" in off.text()
 
 
 async def test_timezone_autocomplete(e2e: E2E) -> None:
@@ -118,7 +125,8 @@ async def test_timezone_autocomplete(e2e: E2E) -> None:
 
 async def test_bad_time_gets_a_clear_message(e2e: E2E) -> None:
     answer = await setup_digest(e2e, e2e.admin, e2e.channel, time="25:00")
-    assert answer.ephemeral and "09:00" in answer.text()
+    assert answer.ephemeral
+    assert "09:00" in answer.text()
     assert await e2e.bot.app.digest.get_settings(e2e.guild.id) is None
 
 

@@ -52,7 +52,7 @@ def summary(name: str, acks: list[float]) -> str:
 async def test_200_searches_at_once_are_all_acknowledged_in_time(e2e: E2E) -> None:
     # The baseline is only measured: its own lateness is not what this test is about.
     e2e.fake.ack_deadline = float("inf")
-    baseline = ack_seconds(await burst(e2e, "about", lambda i: {}))
+    baseline = ack_seconds(await burst(e2e, "about", lambda _i: {}))
     e2e.fake.ack_deadline = DEADLINE
     results = await burst(e2e, "search", lambda i: {"query": QUERIES[i % len(QUERIES)]})
     acks = ack_seconds(results)

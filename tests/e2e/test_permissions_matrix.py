@@ -105,11 +105,13 @@ async def test_from_a_dm(e2e: E2E, command: str) -> None:
 async def test_only_the_searcher_turns_the_pages(e2e: E2E) -> None:
     result = await e2e.slash("search", query="diffusion")
     message = result.message
-    assert message is not None and not result.ephemeral
+    assert message is not None
+    assert not result.ephemeral
     assert button(message, "Previous")["disabled"] is True
     first_page = message_text(message)
     counter = button(message, "/")["label"]
-    assert counter.startswith("1/") and int(counter.split("/")[1]) >= 2
+    assert counter.startswith("1/")
+    assert int(counter.split("/")[1]) >= 2
 
     turned = await e2e.click(message, button(message, "Next")["custom_id"])
     assert turned.callback_type == 7  # the message itself is edited
@@ -118,7 +120,8 @@ async def test_only_the_searcher_turns_the_pages(e2e: E2E) -> None:
     assert button(message, "Previous")["disabled"] is False
 
     stranger = await e2e.click(message, button(message, "Next")["custom_id"], user=e2e.admin)
-    assert stranger.callback_type == 4 and stranger.ephemeral
+    assert stranger.callback_type == 4
+    assert stranger.ephemeral
     assert "Only the person who ran this command" in stranger.content
     assert button(message, "/")["label"].startswith("2/"), "a stranger must not turn the page"
 

@@ -13,7 +13,8 @@ from tests.fake_discord import FakeUser, button
 
 async def test_results_are_public_embeds_with_links_and_bold(e2e: E2E) -> None:
     result = await e2e.slash("search", query="speculativ decodng")
-    assert result.callback_type in (4, 5) and not result.ephemeral
+    assert result.callback_type in (4, 5)
+    assert not result.ephemeral
     embeds = result.embeds
     assert 1 <= len(embeds) <= 5
     assert "Speculative Decoding" in embeds[0]["title"]
@@ -64,7 +65,8 @@ async def test_nothing_found_is_private_and_helpful(e2e: E2E) -> None:
 
 async def test_query_cannot_ping(e2e: E2E) -> None:
     result = await e2e.slash("search", query="@everyone diffusion <@&1>")
-    assert "@everyone" not in result.content and "<@&1>" not in result.content
+    assert "@everyone" not in result.content
+    assert "<@&1>" not in result.content
     assert "diffusion" in result.content
 
 
@@ -74,7 +76,8 @@ async def test_cooldown_per_user(e2e: E2E) -> None:
         result = await e2e.slash("search", query="diffusion", user=user)
         assert not result.ephemeral
     refused = await e2e.slash("search", query="diffusion", user=user)
-    assert refused.ephemeral and "going a bit fast" in refused.text()
+    assert refused.ephemeral
+    assert "going a bit fast" in refused.text()
     other = await e2e.slash("search", query="diffusion", user=FakeUser(name="patient"))
     assert not other.ephemeral
 
@@ -90,4 +93,5 @@ async def test_results_follow_a_corpus_load(e2e: E2E, tmp_path: Path) -> None:
     await e2e.bot.app.corpus.load([page], default_area="预训练", now=datetime.now(UTC))
     e2e.bot.app.search.forget_version()
     result = await e2e.slash("search", query="珊瑚礁")
-    assert result.embeds and result.embeds[0]["title"] == "Coral Reef Transformers"
+    assert result.embeds
+    assert result.embeds[0]["title"] == "Coral Reef Transformers"

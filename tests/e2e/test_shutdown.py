@@ -66,7 +66,8 @@ async def test_no_token_is_one_clear_line_and_exit_2(
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
-    assert "set DISCORD_TOKEN" in lines[0] and "Developer Portal" in lines[0]
+    assert "set DISCORD_TOKEN" in lines[0]
+    assert "Developer Portal" in lines[0]
     assert "Traceback" not in err
 
 
@@ -112,7 +113,8 @@ async def test_signal_stops_cleanly_within_10_seconds(
 ) -> None:
     process, lines = running
     # The bot answers while running...
-    assert fake_discord.identifies and fake_discord.syncs
+    assert fake_discord.identifies
+    assert fake_discord.syncs
     guild = next(iter(fake_discord.guilds.values()))
     result = await fake_discord.slash("about", user=FakeUser(), guild=guild)
     assert result.embeds
@@ -126,7 +128,8 @@ async def test_signal_stops_cleanly_within_10_seconds(
     assert elapsed < STOP_WITHIN
     assert f"{signum.name} received: shutting down" in log
     assert "paperbot stopped" in log
-    assert "digest scheduler started" in log and "digest scheduler stopped" in log
+    assert "digest scheduler started" in log
+    assert "digest scheduler stopped" in log
     assert log.index("digest scheduler stopped") < log.index("paperbot stopped")
     assert "Traceback" not in log, log
     assert TOKEN not in log, "the token must never be logged, even at DEBUG"

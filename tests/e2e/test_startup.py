@@ -41,7 +41,7 @@ async def test_global_sync_sends_every_command_with_localizations(
 
 
 async def test_no_resync_when_unchanged_and_resync_when_changed(
-    fake_discord: FakeDiscord, start_bot: StartBot, e2e_settings: Settings
+    fake_discord: FakeDiscord, start_bot: StartBot
 ) -> None:
     first = await start_bot()
     assert first.synced is True
@@ -123,7 +123,8 @@ async def test_a_refused_sync_is_logged_and_retried_at_the_next_start(
     fake_discord.fail("PUT", rf"/guilds/{guild}/commands$", 403)
     with caplog.at_level(logging.ERROR, logger="paperbot.bot.client"):
         first = await start_bot(settings)
-    assert first.synced is False and first.is_ready()
+    assert first.synced is False
+    assert first.is_ready()
     assert "applications.commands scope" in caplog.text
     await stop_bot(first)
     second = await start_bot(settings)
@@ -139,9 +140,8 @@ def _described(items: list[dict[str, Any]], path: str = "") -> list[tuple[str, d
     return found
 
 
-async def test_every_description_has_chinese_localizations(
-    fake_discord: FakeDiscord, bot: PaperBot
-) -> None:
+@pytest.mark.usefixtures("bot")
+async def test_every_description_has_chinese_localizations(fake_discord: FakeDiscord) -> None:
     """The ZH_CN contract: every command and option description is translated."""
     missing = []
     for where, item in _described(fake_discord.global_commands):

@@ -64,7 +64,8 @@ async def test_subscribe_twice_and_unsubscribe(e2e: E2E) -> None:
     again = await e2e.slash("subscribe", topic="分词")
     assert "You already follow **Tokenization · 分词** in this server." in again.text()
     gone = await e2e.slash("unsubscribe", topic="tokenization")
-    assert gone.ephemeral and "Unsubscribed from **Tokenization · 分词**." in gone.text()
+    assert gone.ephemeral
+    assert "Unsubscribed from **Tokenization · 分词**." in gone.text()
     missing = await e2e.slash("unsubscribe", topic="tokenization")
     assert "You don't follow **Tokenization · 分词** in this server" in missing.text()
 
@@ -116,7 +117,8 @@ async def test_subscribe_autocomplete_payload(e2e: E2E) -> None:
     browse = await e2e.autocomplete("subscribe", focused="topic", topic="")
     assert len(browse) == 25
     keyword = await e2e.autocomplete("subscribe", focused="topic", topic="Hyena")
-    assert keyword[0]["value"] == "Hyena" and "keyword" in keyword[0]["name"]
+    assert keyword[0]["value"] == "Hyena"
+    assert "keyword" in keyword[0]["name"]
     # Picking a suggestion subscribes to exactly that topic.
     result = await e2e.slash("subscribe", topic=choices[0]["value"])
     assert "Scaling laws · 缩放定律" in result.text()

@@ -43,7 +43,8 @@ API_PREFIX = "/api/v10"
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
 #: When a REST request reached the fake (before its body was read and validated).
-_ARRIVED = web.RequestKey("arrived", float)
+# aiohttp 3.14 wants typed request keys (a plain string warns); older ones lack them.
+_ARRIVED: Any = web.RequestKey("arrived", float) if hasattr(web, "RequestKey") else "arrived"
 #: Discord drops an interaction not acknowledged within this many seconds.
 ACK_DEADLINE = 3.0
 
@@ -253,7 +254,8 @@ class FakeDiscord:
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
         server = site._server
-        assert server is not None and server.sockets  # type: ignore[attr-defined]
+        assert server is not None
+        assert server.sockets
         self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
 
     async def stop(self) -> None:
@@ -424,7 +426,7 @@ class FakeDiscord:
         and `ValueError` for options Discord's client would refuse to send.
         """
         values = {**(options or {}), **more_options}
-        data = self._command_data(command, guild, user, channel, values, focused=None)
+        data = self._command_data(command, guild, user, values, focused=None)
         return await self._interact(2, data, user, guild, channel, locale, wait=wait)
 
     async def autocomplete(
@@ -442,7 +444,7 @@ class FakeDiscord:
     ) -> list[dict[str, Any]]:
         """What the bot suggests while `user` types into option `focused`."""
         values = {**(options or {}), **more_options}
-        data = self._command_data(command, guild, user, channel, values, focused=focused)
+        data = self._command_data(command, guild, user, values, focused=focused)
         result = await self._interact(4, data, user, guild, channel, locale, wait=True)
         if result.callback_type != AUTOCOMPLETE:
             raise AssertionError(f"autocomplete answered with callback {result.callback_type}")
@@ -576,7 +578,6 @@ class FakeDiscord:
         command: str,
         guild: FakeGuild | None,
         user: FakeUser,
-        channel: FakeChannel | None,
         options: dict[str, Any],
         *,
         focused: str | None,
@@ -589,17 +590,7 @@ class FakeDiscord:
         data: dict[str, Any] = {"id": registered["id"], "name": name, "type": 1}
         if guild is not None and registered.get("guild_id"):
             data["guild_id"] = registered["guild_id"]
-        schema_options = registered.get("options") or []
-        container = data
-        for sub in path:
-            found = next(
-                (o for o in schema_options if o["name"] == sub and o["type"] in (1, 2)), None
-            )
-            if found is None:
-                raise CommandUnavailable(f"/{name} has no subcommand {sub!r}")
-            inner: dict[str, Any] = {"name": sub, "type": found["type"], "options": []}
-            container.setdefault("options", []).append(inner)
-            container, schema_options = inner, found.get("options") or []
+        container, schema_options = _descend(data, registered.get("options") or [], path)
         if any(o["type"] in (1, 2) for o in schema_options):
             raise ValueError(f"/{command} needs a subcommand")
         resolved: dict[str, dict[str, Any]] = {}
@@ -609,14 +600,7 @@ class FakeDiscord:
             if option is None:
                 raise ValueError(f"/{command} has no option {key!r}")
             values.append(self._option_value(option, value, resolved, focused == key, user))
-        if focused is None:
-            missing = [
-                o["name"] for o in schema_options if o.get("required") and o["name"] not in options
-            ]
-            if missing:
-                raise ValueError(f"/{command}: Discord requires {missing}")
-        elif focused not in options:
-            raise ValueError(f"focused option {focused!r} needs a (partial) value")
+        _check_required(command, schema_options, options, focused)
         container["options"] = values
         if resolved:
             data["resolved"] = resolved
@@ -655,40 +639,16 @@ class FakeDiscord:
             # While typing, Discord sends the raw text for any option type.
             return entry | {"value": str(value), "focused": True}
         if kind == 3:
-            if not isinstance(value, str):
-                raise ValueError(f"{option['name']}: Discord sends strings for STRING options")
-            low, high = option.get("min_length", 0), option.get("max_length", 6000)
-            if not low <= len(value) <= high:
-                raise ValueError(f"{option['name']}: Discord's client enforces {low}-{high} chars")
+            _check_string(option, value)
         elif kind in (4, 10):
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"{option['name']}: needs a number")
-            low, high = option.get("min_value"), option.get("max_value")
-            if (low is not None and value < low) or (high is not None and value > high):
-                raise ValueError(f"{option['name']}: Discord's client enforces {low}..{high}")
+            _check_number(option, value)
         elif kind == 5:
             if not isinstance(value, bool):
                 raise ValueError(f"{option['name']}: needs a bool")
         elif kind == 7:
-            target = value if isinstance(value, FakeChannel) else None
-            if target is None:
-                raise ValueError(f"{option['name']}: pass a FakeChannel")
-            allowed_types = option.get("channel_types")
-            if allowed_types and target.type not in allowed_types:
-                raise ValueError(f"{option['name']}: Discord only offers {allowed_types}")
-            # The resolved channel carries the invoking member's permissions in it.
-            resolved.setdefault("channels", {})[str(target.id)] = target.resolved_payload(
-                user.permissions
-            )
-            value = str(target.id)
+            value = _resolve_channel(option, value, resolved, user)
         elif kind == 6:
-            if not isinstance(value, FakeUser):
-                raise ValueError(f"{option['name']}: pass a FakeUser")
-            resolved.setdefault("users", {})[str(value.id)] = value.payload()
-            member = value.member_payload(permissions=value.permissions)
-            member.pop("user")
-            resolved.setdefault("members", {})[str(value.id)] = member
-            value = str(value.id)
+            value = _resolve_user(option, value, resolved)
         choices = option.get("choices")
         if choices and value not in [c["value"] for c in choices]:
             raise ValueError(f"{option['name']}: Discord only sends one of the choices")
@@ -705,9 +665,7 @@ class FakeDiscord:
         raw = await request.read()
         if raw:
             if request.content_type != "application/json":
-                return self._violation(
-                    request, path, None, [f"body sent as {request.content_type}"]
-                )
+                return self._violation(request, path, [f"body sent as {request.content_type}"])
             body = json.loads(raw)
         record = RecordedRequest(
             request.method, path, dict(request.query), body, request.headers.get("Authorization")
@@ -739,7 +697,7 @@ class FakeDiscord:
                 return _fault_response(fault)
         problems = spec_validator().validate(method, path, body)
         if problems:
-            return self._violation(request, path, body, problems)
+            return self._violation(request, path, problems)
         if not self._authorized(path, record):
             return _json({"message": "401: Unauthorized", "code": 0}, 401)
         for pattern, handler_method, handler in self._routes():
@@ -756,9 +714,7 @@ class FakeDiscord:
             return True
         return record.authorization == f"Bot {self.token}"
 
-    def _violation(
-        self, request: web.Request, path: str, body: Any, problems: list[str]
-    ) -> web.Response:
+    def _violation(self, request: web.Request, path: str, problems: list[str]) -> web.Response:
         self.violations.extend(problems)
         log.error("invalid request %s %s: %s", request.method, path, problems)
         return _json(
@@ -898,22 +854,7 @@ class FakeDiscord:
             result.original_id = int(message["id"])
         if request.query.get("with_response") not in ("1", "true", "True"):
             return web.Response(status=204)
-        reply: dict[str, Any] = {
-            "interaction": {
-                "id": str(result.id),
-                "type": result.payload["type"],
-                "response_message_loading": kind == DEFERRED_MESSAGE,
-                "response_message_ephemeral": bool(
-                    message is not None and message["flags"] & EPHEMERAL
-                ),
-            }
-        }
-        if message is not None:
-            reply["interaction"]["response_message_id"] = message["id"]
-            reply["resource"] = {"type": kind, "message": message}
-        elif kind != DEFERRED_UPDATE:
-            reply["resource"] = {"type": kind}
-        return _json(reply)
+        return _json(_callback_reply(result, kind, message))
 
     def _interaction_or_404(self, token: str) -> InteractionResult | web.Response:
         result = self.interactions.get(token)
@@ -1151,3 +1092,97 @@ def _fault_response(fault: Fault) -> web.Response:
             },
         )
     return _json({"message": f"{fault.status}: Internal Server Error", "code": 0}, fault.status)
+
+
+def _descend(
+    data: dict[str, Any], schema_options: list[dict[str, Any]], path: list[str]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Nest one option level per subcommand (group) in `path`; return the
+    innermost container and the schema of the options it takes."""
+    container = data
+    for sub in path:
+        found = next((o for o in schema_options if o["name"] == sub and o["type"] in (1, 2)), None)
+        if found is None:
+            raise CommandUnavailable(f"/{data['name']} has no subcommand {sub!r}")
+        inner: dict[str, Any] = {"name": sub, "type": found["type"], "options": []}
+        container.setdefault("options", []).append(inner)
+        container, schema_options = inner, found.get("options") or []
+    return container, schema_options
+
+
+def _check_required(
+    command: str,
+    schema_options: list[dict[str, Any]],
+    options: dict[str, Any],
+    focused: str | None,
+) -> None:
+    if focused is None:
+        missing = [
+            o["name"] for o in schema_options if o.get("required") and o["name"] not in options
+        ]
+        if missing:
+            raise ValueError(f"/{command}: Discord requires {missing}")
+    elif focused not in options:
+        raise ValueError(f"focused option {focused!r} needs a (partial) value")
+
+
+def _check_string(option: dict[str, Any], value: Any) -> None:
+    if not isinstance(value, str):
+        raise ValueError(f"{option['name']}: Discord sends strings for STRING options")
+    low, high = option.get("min_length", 0), option.get("max_length", 6000)
+    if not low <= len(value) <= high:
+        raise ValueError(f"{option['name']}: Discord's client enforces {low}-{high} chars")
+
+
+def _check_number(option: dict[str, Any], value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{option['name']}: needs a number")
+    low, high = option.get("min_value"), option.get("max_value")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{option['name']}: Discord's client enforces {low}..{high}")
+
+
+def _resolve_channel(
+    option: dict[str, Any], value: Any, resolved: dict[str, dict[str, Any]], user: FakeUser
+) -> str:
+    target = value if isinstance(value, FakeChannel) else None
+    if target is None:
+        raise ValueError(f"{option['name']}: pass a FakeChannel")
+    allowed_types = option.get("channel_types")
+    if allowed_types and target.type not in allowed_types:
+        raise ValueError(f"{option['name']}: Discord only offers {allowed_types}")
+    # The resolved channel carries the invoking member's permissions in it.
+    resolved.setdefault("channels", {})[str(target.id)] = target.resolved_payload(user.permissions)
+    return str(target.id)
+
+
+def _resolve_user(option: dict[str, Any], value: Any, resolved: dict[str, dict[str, Any]]) -> str:
+    if not isinstance(value, FakeUser):
+        raise ValueError(f"{option['name']}: pass a FakeUser")
+    resolved.setdefault("users", {})[str(value.id)] = value.payload()
+    member = value.member_payload(permissions=value.permissions)
+    member.pop("user")
+    resolved.setdefault("members", {})[str(value.id)] = member
+    return str(value.id)
+
+
+def _callback_reply(
+    result: InteractionResult, kind: int, message: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The body Discord returns for a callback sent `with_response`."""
+    reply: dict[str, Any] = {
+        "interaction": {
+            "id": str(result.id),
+            "type": result.payload["type"],
+            "response_message_loading": kind == DEFERRED_MESSAGE,
+            "response_message_ephemeral": bool(
+                message is not None and message["flags"] & EPHEMERAL
+            ),
+        }
+    }
+    if message is not None:
+        reply["interaction"]["response_message_id"] = message["id"]
+        reply["resource"] = {"type": kind, "message": message}
+    elif kind != DEFERRED_UPDATE:
+        reply["resource"] = {"type": kind}
+    return reply

@@ -85,7 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """No options: the corpus and the judged data are the shipped ones."""
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
+async def run(_args: argparse.Namespace) -> dict[str, Any]:
     try:
         topics = load_judged_topics()
         queries = load_judged_queries()

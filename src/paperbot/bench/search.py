@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -78,86 +79,114 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        papers = synthetic_papers(args.papers + max(1, args.papers // 100))
-        write_corpus(folder / "corpus", papers[: args.papers])
-        # Own file names: the loader tells files apart by name, and pages of
-        # the same name would replace the first load's instead of adding to it.
-        for page in write_corpus(folder / "more", papers[args.papers :]):
-            page.rename(page.with_name(f"more-{page.name}"))
-        del papers
+        _write_bench_corpus(folder, args.papers)
         db_path = folder / "bench.sqlite3"
-
-        db = await open_database(db_path)
-        try:
-            corpus = CorpusService(db)
-            start = time.perf_counter()
-            await corpus.load(
-                [folder / "corpus"], default_area=_AREA, now=utc_now(), limits=BENCH_LIMITS
-            )
-            load_s = time.perf_counter() - start
-            peaks = {"peak_after_load_mb": _high_water_mb()}
-            baseline = await _baseline_latencies(corpus)  # before the index: peaks don't add up
-            start = time.perf_counter()
-            service = SearchService(db, SearchSettings())
-            await service.refresh()
-            index_s = time.perf_counter() - start
-            latencies, hits = await _timed_queries(service, args.repeat)
-            peaks["peak_after_build_mb"] = _high_water_mb()
-            del service
-        finally:
-            await db.close()
-
+        first = await _measure_first_load(db_path, folder / "corpus", args.repeat)
         # A restart: a fresh process must reuse the stored index, not rebuild it.
         restart = _restart_in_fresh_process(db_path, args.repeat)
-
         # A later load that adds 1% more papers: the index must follow.
-        db = await open_database(db_path)
-        try:
-            corpus = CorpusService(db)
-            service = SearchService(db, SearchSettings())
-            await service.refresh()
-            start = time.perf_counter()
-            await corpus.load(
-                [folder / "corpus", folder / "more"],
-                default_area=_AREA,
-                now=utc_now(),
-                limits=BENCH_LIMITS,
-            )
-            await service.refresh()
-            update_s = time.perf_counter() - start
-            stored = await corpus.paper_count()
-            indexed = (await service.ensure_index()).size
-            # The first added paper's title ends with its serial, S{papers}.
-            found = await service.search(f"S{args.papers}", limit=3)
-            peaks["peak_after_update_mb"] = _high_water_mb()
-        finally:
-            await db.close()
-
-    p50 = _percentile(latencies, 50)
-    baseline_p50 = _percentile(baseline, 50)
+        update = await _measure_update(db_path, folder, args.papers, first.peaks)
     return {
         "papers": args.papers,
-        "queries": len(latencies),
-        "queries_with_hits": hits,
-        "load_s": load_s,
-        "index_build_s": index_s,
-        "build_s": load_s + index_s,
-        "p50_ms": p50,
-        "p95_ms": _percentile(latencies, 95),
-        "max_ms": max(latencies),
-        "baseline_p50_ms": baseline_p50,
-        "baseline_p95_ms": _percentile(baseline, 95),
-        "speedup_p50": baseline_p50 / p50,
-        "speedup_p95": _percentile(baseline, 95) / _percentile(latencies, 95),
+        **first.figures(),
         **restart,
+        **update,
+        "peak_rss_mb": peak_rss_mb(),
+        **first.peaks,
+    }
+
+
+@dataclass
+class _FirstLoad:
+    """What the first load, the index build and the timed queries measured."""
+
+    load_s: float
+    index_s: float
+    baseline: list[float]
+    latencies: list[float]
+    hits: int
+    peaks: dict[str, float]
+
+    def figures(self) -> dict[str, Any]:
+        p50 = _percentile(self.latencies, 50)
+        baseline_p50 = _percentile(self.baseline, 50)
+        return {
+            "queries": len(self.latencies),
+            "queries_with_hits": self.hits,
+            "load_s": self.load_s,
+            "index_build_s": self.index_s,
+            "build_s": self.load_s + self.index_s,
+            "p50_ms": p50,
+            "p95_ms": _percentile(self.latencies, 95),
+            "max_ms": max(self.latencies),
+            "baseline_p50_ms": baseline_p50,
+            "baseline_p95_ms": _percentile(self.baseline, 95),
+            "speedup_p50": baseline_p50 / p50,
+            "speedup_p95": _percentile(self.baseline, 95) / _percentile(self.latencies, 95),
+        }
+
+
+def _write_bench_corpus(folder: Path, count: int) -> None:
+    """`count` papers in folder/corpus and 1% more in folder/more."""
+    papers = synthetic_papers(count + max(1, count // 100))
+    write_corpus(folder / "corpus", papers[:count])
+    # Own file names: the loader tells files apart by name, and pages of
+    # the same name would replace the first load's instead of adding to it.
+    for page in write_corpus(folder / "more", papers[count:]):
+        page.rename(page.with_name(f"more-{page.name}"))
+
+
+async def _measure_first_load(db_path: Path, corpus_folder: Path, repeat: int) -> _FirstLoad:
+    db = await open_database(db_path)
+    try:
+        corpus = CorpusService(db)
+        start = time.perf_counter()
+        await corpus.load([corpus_folder], default_area=_AREA, now=utc_now(), limits=BENCH_LIMITS)
+        load_s = time.perf_counter() - start
+        peaks = {"peak_after_load_mb": _high_water_mb()}
+        baseline = await _baseline_latencies(corpus)  # before the index: peaks don't add up
+        start = time.perf_counter()
+        service = SearchService(db, SearchSettings())
+        await service.refresh()
+        index_s = time.perf_counter() - start
+        latencies, hits = await _timed_queries(service, repeat)
+        peaks["peak_after_build_mb"] = _high_water_mb()
+        del service
+    finally:
+        await db.close()
+    return _FirstLoad(load_s, index_s, baseline, latencies, hits, peaks)
+
+
+async def _measure_update(
+    db_path: Path, folder: Path, papers: int, peaks: dict[str, float]
+) -> dict[str, Any]:
+    """Load the extra 1% on top; the index must follow. Adds its peak to `peaks`."""
+    db = await open_database(db_path)
+    try:
+        corpus = CorpusService(db)
+        service = SearchService(db, SearchSettings())
+        await service.refresh()
+        start = time.perf_counter()
+        await corpus.load(
+            [folder / "corpus", folder / "more"],
+            default_area=_AREA,
+            now=utc_now(),
+            limits=BENCH_LIMITS,
+        )
+        await service.refresh()
+        update_s = time.perf_counter() - start
+        stored = await corpus.paper_count()
+        indexed = (await service.ensure_index()).size
+        # The first added paper's title ends with its serial, S{papers}.
+        found = await service.search(f"S{papers}", limit=3)
+        peaks["peak_after_update_mb"] = _high_water_mb()
+    finally:
+        await db.close()
+    return {
         "update_papers": stored,
         "update_indexed": indexed,
-        "update_new_paper_found": any(
-            h.paper.title.endswith(f"S{args.papers}") for h in found.hits
-        ),
+        "update_new_paper_found": any(h.paper.title.endswith(f"S{papers}") for h in found.hits),
         "update_load_and_rebuild_s": update_s,
-        "peak_rss_mb": peak_rss_mb(),
-        **peaks,
     }
 
 

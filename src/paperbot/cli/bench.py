@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
         sub.set_defaults(handler=run, bench_module=module)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, _settings: Settings) -> int:
     try:
         result: dict[str, Any] = asyncio.run(args.bench_module.run(args))
     except BenchmarkRefused as exc:

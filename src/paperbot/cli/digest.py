@@ -9,7 +9,8 @@ from paperbot.argtypes import snowflake
 from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail, print_json, with_app
 from paperbot.clock import utc_now
 from paperbot.config import Settings
-from paperbot.core.digest import TopicDemand, plan_json
+from paperbot.core.digest import TopicDemand
+from paperbot.core.digest_render import plan_json
 from paperbot.core.render import trim
 from paperbot.core.topics import TopicInputError
 from paperbot.services.app import App

@@ -13,7 +13,8 @@ from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail, print_
 from paperbot.clock import utc_now
 from paperbot.config import Settings
 from paperbot.services.app import App
-from paperbot.services.corpus import CorpusPathError, LoadReport, corpus_files, corpus_limits
+from paperbot.services.corpus import LoadReport, corpus_limits
+from paperbot.services.corpus_files import CorpusPathError, corpus_files
 
 
 def register(subparsers: Any) -> None:

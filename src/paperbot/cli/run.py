@@ -12,7 +12,7 @@ from typing import Any
 from paperbot.cli.common import EXIT_CANNOT_OPEN, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail
 from paperbot.config import ENV_TOKEN, ConfigError, Settings, token
 from paperbot.services.app import CorruptDatabase, StorageError
-from paperbot.services.corpus import CorpusPathError
+from paperbot.services.corpus_files import CorpusPathError
 
 NO_TOKEN = (
     f"set {ENV_TOKEN} to your bot's token (Discord Developer Portal -> Applications -> "

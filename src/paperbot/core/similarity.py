@@ -71,13 +71,13 @@ class PaperVectors:
         weight = (1.0 + np.log(counts)) * idf[term]
         heaviest = np.lexsort((term, -weight, doc))
         doc, term, weight = doc[heaviest], term[heaviest], weight[heaviest]
-        kept = _rank_in_group(doc) < TERMS_KEPT
+        kept = rank_in_group(doc) < TERMS_KEPT
         doc, term, weight = doc[kept], term[kept], weight[kept]
         by_term = np.lexsort((term, doc))
         doc, term, weight = doc[by_term], term[by_term], weight[by_term]
         norms = np.sqrt(np.bincount(doc, weights=weight * weight, minlength=papers))
-        column = _rank_in_group(doc)
-        terms = np.full((papers, int(column.max()) + 1), -1, dtype=np.int32)
+        column = rank_in_group(doc)
+        terms = np.full((papers, int(np.max(column)) + 1), -1, dtype=np.int32)
         weights = np.zeros(terms.shape, dtype=np.float64)
         terms[doc, column] = term
         weights[doc, column] = weight / norms[doc]
@@ -114,10 +114,11 @@ def _term_table(texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int
     return np.array(rows, dtype=np.int64), np.array(terms, dtype=np.int64), len(vocabulary)
 
 
-def _rank_in_group(groups: NDArray[np.int64]) -> NDArray[np.int64]:
+def rank_in_group(groups: NDArray[np.int64]) -> NDArray[np.int64]:
     """Each item's rank inside its run of equal values (input grouped)."""
     n = len(groups)
     starts = np.ones(n, dtype=bool)
     starts[1:] = groups[1:] != groups[:-1]
     start_index = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
-    return (np.arange(n) - start_index).astype(np.int64)
+    ranks: NDArray[np.int64] = (np.arange(n) - start_index).astype(np.int64)
+    return ranks

@@ -5,22 +5,17 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from paperbot.config import CorpusSettings
-from paperbot.core.corpus import (
-    PARSER_VERSION,
-    CorpusLimits,
-    decode_page,
-    loaded_files,
-    parse_text,
-    plan_load,
-)
+from paperbot.core.corpus import PARSER_VERSION, CorpusLimits, decode_page, parse_text
+from paperbot.core.load_plan import LoadPlan, loaded_files, plan_load
 from paperbot.core.models import FileSource, Paper, PaperColumns, ParsedFile, Problem, VenueCount
 from paperbot.core.text import title_key
+from paperbot.services.corpus_files import corpus_listing
 from paperbot.storage import papers
 from paperbot.storage import search_index as index_store
 from paperbot.storage.db import Database
@@ -28,7 +23,6 @@ from paperbot.storage.db import Database
 log = logging.getLogger(__name__)
 
 # Matched case-insensitively: `PAGE.TXT` is a page too.
-CORPUS_SUFFIXES = (".txt", ".md")
 
 
 def corpus_limits(settings: CorpusSettings) -> CorpusLimits:
@@ -81,68 +75,6 @@ class LoadReport:
         }
 
 
-class CorpusPathError(Exception):
-    """A path given to load does not exist or holds no digest files."""
-
-
-def corpus_files(paths: Iterable[Path]) -> list[Path]:
-    """Digest files named directly, or found (sorted) in the folders named."""
-    return corpus_listing(paths)[0]
-
-
-def corpus_listing(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
-    """Digest files named directly or found (sorted) in the folders named, and
-    a problem for each subfolder (folders are not searched recursively).
-
-    A page is known by its file name (an edited page replaces what it said
-    before), so two different files with one name in a single load are
-    refused rather than letting one silently replace the other.
-    """
-    files: list[Path] = []
-    skipped: list[Problem] = []
-    for path in paths:
-        if path.is_dir():
-            found, subfolders = _folder_entries(path)
-            files.extend(found)
-            skipped.extend(
-                Problem(f"{sub.name}/", None, SUBFOLDER_SKIPPED, warning=True) for sub in subfolders
-            )
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise CorpusPathError(f"{path}: no such file or folder")
-    return _unique_names(files), skipped
-
-
-SUBFOLDER_SKIPPED = (
-    "a subfolder: not loaded (folders are not searched recursively; name it to load it)"
-)
-
-
-def _folder_entries(folder: Path) -> tuple[list[Path], list[Path]]:
-    """(digest files, visible subfolders) of one folder, sorted."""
-    try:
-        children = sorted(folder.iterdir())
-        files = [p for p in children if p.suffix.lower() in CORPUS_SUFFIXES and p.is_file()]
-        subfolders = [p for p in children if p.is_dir() and not p.name.startswith(".")]
-    except OSError as exc:
-        raise CorpusPathError(f"cannot read folder {folder}: {exc.strerror}") from None
-    return files, subfolders
-
-
-def _unique_names(files: list[Path]) -> list[Path]:
-    unique = list(dict.fromkeys(f.resolve() for f in files))
-    names: dict[str, Path] = {}
-    for file in unique:
-        if file.name in names:
-            raise CorpusPathError(
-                f"{names[file.name]} and {file} have the same name: a page is known by its "
-                "file name, so rename one or load them separately"
-            )
-        names[file.name] = file
-    return unique
-
-
 @dataclass(frozen=True, slots=True)
 class _FileRead:
     """One file's outcome: parsed, a problem, or unchanged since the last load
@@ -192,9 +124,18 @@ def _where(problem: Problem) -> int:
 def _read_within(path: Path, max_bytes: int) -> bytes | None:
     """The file's bytes, or None when it is larger than `max_bytes` (read no
     further than that, whatever the file claims its size is)."""
+    # In chunks: `read(max_bytes + 1)` allocates that much up front, which a
+    # generous limit (the benchmarks' 1 TB) turns into a MemoryError.
+    chunks: list[bytes] = []
+    size = 0
     with path.open("rb") as handle:
-        data = handle.read(max_bytes + 1)
-    return None if len(data) > max_bytes else data
+        while chunk := handle.read(min(_READ_CHUNK, max_bytes + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+    return None if size > max_bytes else b"".join(chunks)
+
+
+_READ_CHUNK = 1 << 20
 
 
 def file_fingerprint(data: bytes, default_area: str, limits: CorpusLimits | None = None) -> str:
@@ -253,15 +194,27 @@ async def load_corpus(
     same_entries, same_keys = await papers.file_contents(
         db, {r.name for r in reads if r.result is None}
     )
-    entries = plan.entries_read + same_entries
-    problems = [
+    problems: list[Problem] = [
         *skipped,
         *(r.result for r in reads if isinstance(r.result, Problem)),
         *held_back,
     ]
     problems += [p for r in reads if isinstance(r.result, ParsedFile) for p in r.result.problems]
+    return _load_report(len(files), plan, same_entries, same_keys, problems, notes)
+
+
+def _load_report(
+    file_count: int,
+    plan: LoadPlan,
+    same_entries: int,
+    same_keys: set[str],
+    problems: list[Problem],
+    notes: list[str],
+) -> LoadReport:
+    """Count what a load did; files left unparsed count as unchanged."""
+    entries = plan.entries_read + same_entries
     report = LoadReport(
-        files=len(files),
+        files=file_count,
         entries=entries,
         new=len(plan.inserts),
         updated=len(plan.updates),

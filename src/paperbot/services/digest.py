@@ -40,10 +40,9 @@ from paperbot.core.digest import (
     DigestPlan,
     PreparedDemand,
     TopicDemand,
-    digest_header,
     pick,
-    render_digest,
 )
+from paperbot.core.digest_render import digest_header, render_digest
 from paperbot.core.models import DigestPost, DigestSettings, Paper
 from paperbot.core.render import MessageData
 from paperbot.core.schedule import DailyTime, ScheduleError
@@ -434,10 +433,9 @@ class DigestService:
 
     async def recover(self, transport: DigestTransport, now: datetime) -> list[PostResult]:
         """Resolve every post a crash (or an unknown send outcome) left open."""
-        results = [
+        return [
             await self.resolve(post, transport, now) for post in await store.open_posts(self.db)
         ]
-        return results
 
     async def resolve(
         self, post: DigestPost, transport: DigestTransport, now: datetime
@@ -456,6 +454,13 @@ class DigestService:
                 return await self._deliver(post, transport, now)
             await store.close_post(self.db, post.id, "expired", "not sent before its day ended")
             return PostResult("expired", post.guild_id, post.local_date)
+        return await self._resolve_sent(post, transport, now, still_today=still_today)
+
+    async def _resolve_sent(
+        self, post: DigestPost, transport: DigestTransport, now: datetime, *, still_today: bool
+    ) -> PostResult:
+        """Finish a post that may be out: found in history it is confirmed,
+        otherwise it is re-sent only when that cannot double post."""
         assert post.sent_at is not None
         if now - post.sent_at <= NONCE_WINDOW:
             # Discord still deduplicates this nonce: a re-send cannot double post.

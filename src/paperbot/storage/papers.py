@@ -7,7 +7,7 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from paperbot.core.corpus import LoadPlan
+from paperbot.core.load_plan import LoadPlan
 from paperbot.core.models import Entry, FileSource, Paper, PaperRecord, Source, VenueCount
 from paperbot.storage.db import Database
 
@@ -82,7 +82,8 @@ async def file_fingerprints(db: Database) -> dict[str, str]:
     """Fingerprints of the corpus files as last loaded, by file name."""
     sql = "SELECT substr(key, ?), value FROM meta WHERE key LIKE ? || '%'"
     prefix = FINGERPRINT_PREFIX
-    return {name: value for name, value in await db.fetch_all(sql, (len(prefix) + 1, prefix))}
+    rows = await db.fetch_all(sql, (len(prefix) + 1, prefix))
+    return {row[0]: row[1] for row in rows}
 
 
 async def apply_load(

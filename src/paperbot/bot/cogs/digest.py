@@ -165,7 +165,7 @@ class Digest(commands.GroupCog, group_name="digest", group_description=locale_st
 
     @setup.autocomplete("timezone")
     async def timezone_autocomplete(
-        self, interaction: discord.Interaction[PaperBot], current: str
+        self, _interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
         names = suggest_timezones(current, known_timezones(), limit=25)
         if not current.strip():

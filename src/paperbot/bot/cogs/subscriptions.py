@@ -221,7 +221,7 @@ class Subscriptions(commands.Cog):
 
     @subscribe.autocomplete("topic")
     async def subscribe_autocomplete(
-        self, interaction: discord.Interaction[PaperBot], current: str
+        self, _interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
         return to_app_choices(self.bot.app.topics.suggest(current))
 

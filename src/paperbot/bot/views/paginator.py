@@ -143,7 +143,7 @@ class Paginator(discord.ui.View):
         self,
         interaction: discord.Interaction[Any],
         error: Exception,
-        item: discord.ui.Item[Any],
+        _item: discord.ui.Item[Any],
         /,
     ) -> None:
         await errors.handle_error(interaction, error)
