@@ -145,7 +145,8 @@ def test_bilingual_expansion_finds_the_other_language(query: str, expected_first
 def test_aliases_weigh_less_in_long_queries(query: str, alt_weight: float) -> None:
     terms = parse_query(query, expansions=bilingual_table({}, CONCEPTS)).terms
     expanded = [t for t in terms if t.alternatives]
-    assert expanded and all(t.alt_weight == alt_weight for t in expanded)
+    assert expanded
+    assert all(t.alt_weight == alt_weight for t in expanded)
     assert LONG_QUERY_ALTERNATIVE < ALTERNATIVE
 
 
