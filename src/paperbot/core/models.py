@@ -153,6 +153,19 @@ class TopicCount:
     subscribers: int
 
 
+# ------------------------------------------------------------- saved papers
+
+
+@dataclass(frozen=True, slots=True)
+class SavedPaper:
+    """A paper a reader saved in one server, and when. `retired` is True when
+    no page lists the paper any more (it stays saved and exportable)."""
+
+    paper: Paper
+    saved_at: datetime
+    retired: bool
+
+
 # ------------------------------------------------------------------ digest
 
 PostKind = Literal["scheduled", "manual"]

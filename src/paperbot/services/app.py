@@ -12,6 +12,7 @@ from paperbot.config import Settings
 from paperbot.core.search import bilingual_table
 from paperbot.services.corpus import CorpusService
 from paperbot.services.digest import DigestService, subscriber_audience
+from paperbot.services.library import LibraryService
 from paperbot.services.search import SearchService
 from paperbot.services.state import StateService
 from paperbot.services.subscriptions import SubscriptionService
@@ -40,6 +41,7 @@ class App:
     search: SearchService
     corpus: CorpusService
     state: StateService
+    library: LibraryService
     _closed: bool = field(default=False, init=False, repr=False)
 
     @classmethod
@@ -69,6 +71,7 @@ class App:
             ),
             corpus=CorpusService(db),
             state=StateService(db),
+            library=LibraryService(db),
         )
 
     async def close(self) -> None:

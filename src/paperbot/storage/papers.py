@@ -14,7 +14,9 @@ from paperbot.storage.db import Database
 CORPUS_VERSION_KEY = "corpus_version"
 FINGERPRINT_PREFIX = "file_fingerprint:"
 SOURCE_PREFIX = "file_source:"
-_PAPER_COLUMNS = "id, title, venue, year, area, summaries, entries"
+#: The columns `paper_from_row` reads, in its order.
+PAPER_COLUMNS = ("id", "title", "venue", "year", "area", "summaries", "entries")
+_PAPER_COLUMNS = ", ".join(PAPER_COLUMNS)
 
 
 async def records_touching(
@@ -153,7 +155,7 @@ async def list_papers(
     sql = f"SELECT {_PAPER_COLUMNS} FROM papers WHERE retired_at IS NULL"
     sql += " AND (?1 IS NULL OR venue = ?1 COLLATE NOCASE)"
     sql += " AND (?2 IS NULL OR year = ?2) ORDER BY id"
-    return [_paper(row) for row in await db.fetch_all(sql, (venue, year))]
+    return [paper_from_row(row) for row in await db.fetch_all(sql, (venue, year))]
 
 
 async def get_papers(db: Database, ids: Sequence[int]) -> list[Paper]:
@@ -163,7 +165,9 @@ async def get_papers(db: Database, ids: Sequence[int]) -> list[Paper]:
     # One round trip for the whole batch: json_each binds the list as one parameter.
     sql = f"SELECT {_PAPER_COLUMNS} FROM papers WHERE id IN (SELECT value FROM json_each(?))"
     sql += " AND retired_at IS NULL"
-    found = {row[0]: _paper(row) for row in await db.fetch_all(sql, (json.dumps(list(ids)),))}
+    found = {
+        row[0]: paper_from_row(row) for row in await db.fetch_all(sql, (json.dumps(list(ids)),))
+    }
     return [found[i] for i in ids if i in found]
 
 
@@ -217,7 +221,8 @@ def _decode_entries(text: str) -> tuple[Entry, ...]:
     )
 
 
-def _paper(row: Sequence[Any]) -> Paper:
+def paper_from_row(row: Sequence[Any]) -> Paper:
+    """A Paper from a row of `PAPER_COLUMNS`."""
     pid, title, venue, year, area, summaries, entries = row
     sources = tuple(f"{e['file']}:{e['line']}" for e in json.loads(entries))
     return Paper(pid, title, venue, int(year), area, tuple(json.loads(summaries)), sources)
