@@ -12,6 +12,7 @@ from paperbot.config import Settings
 from paperbot.core.search import bilingual_table
 from paperbot.services.corpus import CorpusService
 from paperbot.services.digest import DigestService, subscriber_audience
+from paperbot.services.feedback import FeedbackService
 from paperbot.services.library import LibraryService
 from paperbot.services.search import SearchService
 from paperbot.services.state import StateService
@@ -42,6 +43,7 @@ class App:
     corpus: CorpusService
     state: StateService
     library: LibraryService
+    feedback: FeedbackService
     _closed: bool = field(default=False, init=False, repr=False)
 
     @classmethod
@@ -54,12 +56,15 @@ class App:
         )
         topics = TopicService(db, vocabulary)
         subscriptions = SubscriptionService(db, topics)
+        digest = DigestService(db, settings, subscriber_audience(subscriptions))
+        feedback = FeedbackService(db, topics)
+        digest.personalizer = feedback.personalization
         return cls(
             settings=settings,
             _db=db,
             topics=topics,
             subscriptions=subscriptions,
-            digest=DigestService(db, settings, subscriber_audience(subscriptions)),
+            digest=digest,
             # Topic aliases and bilingual concepts expand queries across
             # languages (混合专家 <-> MoE, 低秩 <-> low-rank).
             search=SearchService(
@@ -72,6 +77,7 @@ class App:
             corpus=CorpusService(db),
             state=StateService(db),
             library=LibraryService(db),
+            feedback=feedback,
         )
 
     async def close(self) -> None:
