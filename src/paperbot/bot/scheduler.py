@@ -27,6 +27,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from paperbot.bot.embeds import message_kwargs
+from paperbot.bot.views.reader_actions import reader_view
 from paperbot.clock import utc_now
 from paperbot.core.models import DigestSettings
 from paperbot.core.render import MessageData
@@ -94,7 +95,13 @@ class DiscordTransport:
             # discord.py 2.7 sends `enforce_nonce: true` with every nonce
             # (http.handle_message_parameters), which makes the re-send after
             # a crash return the first message instead of a second one.
-            sent = await channel.send(**message_kwargs(message), nonce=nonce)
+            # 👍 👎 🔖 and "more like this" for every pick (persistent: see
+            # `bot.views.reader_actions`); a post without papers gets none.
+            kwargs = message_kwargs(message)
+            view = reader_view(message)
+            if view is not None:
+                kwargs["view"] = view
+            sent = await channel.send(**kwargs, nonce=nonce)
         except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise delivery_error(exc, channel_id) from exc
         return sent.id

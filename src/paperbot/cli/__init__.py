@@ -26,6 +26,7 @@ COMMANDS = (
     "topics",
     "subscriptions",
     "digest",
+    "similar",
     "run",
     "doctor",
 )

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from paperbot.core.similarity import PaperVectors
 
-CONCEPT_WEIGHT = 0.5
+CONCEPT_WEIGHT = 0.2
 """Weight of the topic overlap (Jaccard, in [0, 1]) beside the cosine."""
 SIMILAR_LIMIT = 5
 

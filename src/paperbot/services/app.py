@@ -57,7 +57,14 @@ class App:
         topics = TopicService(db, vocabulary)
         subscriptions = SubscriptionService(db, topics)
         digest = DigestService(db, settings, subscriber_audience(subscriptions))
-        feedback = FeedbackService(db, topics)
+        # Topic aliases and bilingual concepts expand queries across
+        # languages (混合专家 <-> MoE, 低秩 <-> low-rank).
+        search = SearchService(
+            db,
+            settings.search,
+            bilingual_table(vocabulary.expansions(), [(c.en, c.zh) for c in vocabulary.concepts]),
+        )
+        feedback = FeedbackService(db, topics, search)
         digest.personalizer = feedback.personalization
         return cls(
             settings=settings,
@@ -65,15 +72,7 @@ class App:
             topics=topics,
             subscriptions=subscriptions,
             digest=digest,
-            # Topic aliases and bilingual concepts expand queries across
-            # languages (混合专家 <-> MoE, 低秩 <-> low-rank).
-            search=SearchService(
-                db,
-                settings.search,
-                bilingual_table(
-                    vocabulary.expansions(), [(c.en, c.zh) for c in vocabulary.concepts]
-                ),
-            ),
+            search=search,
             corpus=CorpusService(db),
             state=StateService(db),
             library=LibraryService(db),

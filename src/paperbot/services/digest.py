@@ -312,14 +312,22 @@ class DigestService:
         *,
         count: int | None = None,
         demands: Sequence[TopicDemand] | None = None,
+        reader: int | None = None,
+        personalized: bool = True,
     ) -> Preview:
-        """What the next post would hold (nothing is stored)."""
+        """What the next post would hold (nothing is stored); with `reader`,
+        that reader's own picks (see `plan`)."""
         configured = await store.get_settings(self.db, guild_id)
         channel = configured.channel_id if configured else None
         n = count or (configured.count if configured else self.settings.digest.default_count)
         tz = ZoneInfo(configured.timezone if configured else self.settings.digest.default_timezone)
         plan, found = await self.plan(
-            guild_id=guild_id, channel_id=channel, count=n, demands=demands
+            guild_id=guild_id,
+            channel_id=channel,
+            count=n,
+            demands=demands,
+            reader=reader,
+            personalized=personalized,
         )
         day = schedule.local_date(now, tz)
         message = render_digest(plan, found, digest_header(day))

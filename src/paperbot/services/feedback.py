@@ -32,6 +32,7 @@ from paperbot.core.profile import (
 )
 from paperbot.core.similar import SIMILAR_LIMIT, concept_matrix, more_like
 from paperbot.core.topics import Choice, Topic, clip
+from paperbot.services.search import SearchService
 from paperbot.services.topics import TopicService
 from paperbot.storage import feedback as store
 from paperbot.storage import papers as paper_store
@@ -68,9 +69,12 @@ class Muted:
 
 
 class FeedbackService:
-    def __init__(self, db: Database, topics: TopicService) -> None:
+    def __init__(
+        self, db: Database, topics: TopicService, search: SearchService | None = None
+    ) -> None:
         self._db = db
         self._topics = topics
+        self._search = search
         self._models: OrderedDict[ModelKey, ReaderModel] = OrderedDict()
         self._models_for: CorpusArrays | None = None
         self._concepts: tuple[CorpusArrays, np.ndarray] | None = None
@@ -92,6 +96,9 @@ class FeedbackService:
             outcome,
         )
         return outcome
+
+    async def has_votes(self, guild_id: int, user_id: int) -> bool:
+        return sum(await store.count_votes(self._db, guild_id, user_id)) > 0
 
     async def reset(self, guild_id: int, user_id: int) -> int:
         """Forget the reader's votes here; how many there were."""
@@ -234,6 +241,25 @@ class FeedbackService:
             matrix = await asyncio.to_thread(concept_matrix, len(corpus), columns)
             self._concepts = (corpus, matrix)
         return self._concepts[1]
+
+    async def find_paper(self, text: str) -> Paper | None:
+        """A paper by id (what autocomplete sends) or the best search hit for
+        the text (a title, or a description in English or Chinese)."""
+        if text.strip().isdigit():
+            found = await paper_store.get_papers(self._db, [int(text)])
+            if found:
+                return found[0]
+        if self._search is None:
+            return None
+        result = await self._search.search(text, limit=1, highlight=0)
+        return result.hits[0].paper if result.hits else None
+
+    async def suggest_papers(self, text: str) -> list[Choice]:
+        """Autocomplete over titles: the best search hits, value = paper id."""
+        if not text.strip() or self._search is None:
+            return []
+        result = await self._search.search(text, limit=25, highlight=0)
+        return [Choice(clip(h.paper.title), str(h.paper.id)) for h in result.hits]
 
     async def similar(
         self, corpus: CorpusArrays, paper_id: int, limit: int = SIMILAR_LIMIT

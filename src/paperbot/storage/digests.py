@@ -328,6 +328,7 @@ def encode_message(message: MessageData) -> str:
         {
             "content": message.content,
             "mention_user_ids": list(message.mention_user_ids),
+            "paper_ids": list(message.paper_ids),
             "embeds": [
                 {
                     "title": e.title,
@@ -349,6 +350,8 @@ def decode_message(text: str) -> MessageData:
     return MessageData(
         content=data["content"],
         mention_user_ids=tuple(int(u) for u in data["mention_user_ids"]),
+        # Posts stored before reader buttons existed have none.
+        paper_ids=tuple(int(p) for p in data.get("paper_ids", ())),
         embeds=tuple(
             EmbedData(
                 title=e["title"],
