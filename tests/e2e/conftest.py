@@ -244,7 +244,12 @@ class E2E:
         )
 
     async def click(
-        self, message: dict[str, Any] | None, custom_id: str, *, user: FakeUser | None = None
+        self,
+        message: dict[str, Any] | None,
+        custom_id: str,
+        *,
+        user: FakeUser | None = None,
+        values: list[str] | None = None,
     ) -> InteractionResult:
         assert message is not None, "no message to click on"
         in_guild = "guild_id" in message
@@ -254,6 +259,7 @@ class E2E:
             user=user or self.member,
             guild=self.guild if in_guild else None,
             channel=self.channel if in_guild else None,
+            values=values,
         )
 
 

@@ -28,12 +28,13 @@ mutes remove whole topics. One pick in `EXPLORE_EVERY` ignores the profile
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, MutableMapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from paperbot.core.models import SubscriptionKind
+from paperbot.core.profile_index import ModelStack, NearIndex
 from paperbot.core.similarity import PaperVectors
 
 PROFILE_WEIGHT = 1.0
@@ -201,7 +202,7 @@ class Reader:
 
     model: ReaderModel
     blocked: frozenset[int] = frozenset()  # positions: 👎'd or muted
-    disliked: Positions = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    disliked: frozenset[int] = frozenset()  # positions 👎'd
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,13 +217,22 @@ class Personalization:
     disliked: Positions  # never picked either: their near-duplicates
     readers: Mapping[int, Reader]  # who is not pinged for what
     explore_every: int = EXPLORE_EVERY  # 0: never explore
+    # Every reader's 👎 by term, and their models stacked (in `readers` order).
+    near_index: NearIndex | None = None
+    stack: ModelStack | None = None
 
     def explores(self, picks_so_far: int) -> bool:
         """Whether the next pick ignores the profile (the k-th, 2k-th, ...)."""
         return self.explore_every > 0 and (picks_so_far + 1) % self.explore_every == 0
 
     def is_near_disliked(self, vectors: PaperVectors, position: int) -> bool:
-        return bool(near_duplicates(vectors, np.array([position], dtype=np.intp), self.disliked)[0])
+        if len(self.disliked) == 0:
+            return False
+        if self.near_index is None:
+            at = np.array([position], dtype=np.intp)
+            return bool(near_duplicates(vectors, at, self.disliked)[0])
+        near = self.near_index.near(vectors, position)
+        return bool(near) and bool(np.isin(self.disliked, list(near)).any())
 
     def pingable(
         self, vectors: PaperVectors, position: int, users: Iterable[int]
@@ -230,20 +240,32 @@ class Personalization:
         """The users who may be pinged for this pick: not muted or 👎'd, and
         not strongly disliked by their model."""
         kept = []
+        near = (
+            self.near_index.near(vectors, position)
+            if self.near_index is not None
+            else frozenset[int]()
+        )
+        scores = self.stack.scores(vectors, position) if self.stack is not None else None
         at = np.array([position], dtype=np.intp)
+        rows = {user: row for row, user in enumerate(self.readers)}
         for user in users:
             reader = self.readers.get(user)
-            if reader is not None and (
-                position in reader.blocked
-                or near_duplicates(vectors, at, reader.disliked)[0]
-                or reader.model.score(vectors, at)[0] < NO_PING_BELOW
-            ):
+            if reader is None:
+                kept.append(user)
                 continue
-            kept.append(user)
+            score = (
+                float(scores[rows[user]])
+                if scores is not None
+                else float(reader.model.score(vectors, at)[0])
+            )
+            if position in reader.blocked or not near.isdisjoint(reader.disliked):
+                continue
+            if score >= NO_PING_BELOW:
+                kept.append(user)
         return tuple(kept)
 
 
-ModelKey = tuple[tuple[int, ...], tuple[int, ...]]
+ModelKey = tuple[tuple[int, ...], tuple[int, ...], bool]
 
 
 def cached_model(
@@ -251,12 +273,14 @@ def cached_model(
     liked: Sequence[int],
     disliked: Sequence[int],
     cache: MutableMapping[ModelKey, ReaderModel],
+    *,
+    learn: bool = True,
 ) -> ReaderModel:
     """`reader_model`, remembered by the (sorted) votes it was fitted on."""
-    key = (tuple(sorted(liked)), tuple(sorted(disliked)))
+    key = (tuple(sorted(liked)), tuple(sorted(disliked)), learn)
     found = cache.get(key)
     if found is None:
-        found = cache[key] = reader_model(vectors, key[0], key[1])
+        found = cache[key] = reader_model(vectors, key[0], key[1], learn=learn)
     return found
 
 
@@ -313,7 +337,7 @@ def personalize(
         user: Reader(
             cached_model(vectors, liked, disliked, cache),
             frozenset(disliked) | frozenset(muted.get(user, ())),
-            np.asarray(disliked, dtype=np.intp),
+            frozenset(disliked),
         )
         for user, (liked, disliked) in by_reader.items()
     }
@@ -322,7 +346,7 @@ def personalize(
             readers[user] = Reader(ReaderModel.none(), frozenset(positions))
     all_liked = [p for liked, _ in by_reader.values() for p in liked]
     all_disliked = [p for _, disliked in by_reader.values() for p in disliked]
-    server = reader_model(vectors, all_liked, all_disliked, learn=False)
+    server = cached_model(vectors, all_liked, all_disliked, cache, learn=False)
     blocked = np.zeros(len(vectors), dtype=bool)
     blocked[list(muted.get(0, ()))] = True
     if reader is not None:
@@ -330,14 +354,16 @@ def personalize(
         discover = _linear_sum(vectors, [(own.model, 1.0)])
         boost = discover + _linear_sum(vectors, [(server, SERVER_WEIGHT)])
         blocked[list(own.blocked)] = True
-        disliked = own.disliked
+        disliked = np.array(sorted(own.disliked), dtype=np.intp)
     else:
         silent = sum(1 for user in audience if user not in by_reader)
         discover = _linear_sum(vectors, [(r.model, 1.0) for r in readers.values()])
         boost = discover + _linear_sum(vectors, [(server, SERVER_WEIGHT * silent)])
         disliked = _net_disliked(votes_by_position(by_reader))
         blocked[disliked] = True
-    return Personalization(boost, discover, blocked, disliked, readers, explore_every)
+    index = NearIndex(vectors, all_disliked, NEAR_DUPLICATE)
+    stack = ModelStack([(r.model.terms, r.model.weights) for r in readers.values()])
+    return Personalization(boost, discover, blocked, disliked, readers, explore_every, index, stack)
 
 
 def votes_by_position(by_reader: Mapping[int, tuple[list[int], list[int]]]) -> dict[int, int]:
