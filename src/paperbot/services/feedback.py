@@ -75,6 +75,9 @@ class FeedbackService:
         self._db = db
         self._topics = topics
         self._search = search
+        # (guild, user) of every reader with votes: /search asks on every
+        # query, before it answers, so this must not wait on the database.
+        self._voters: set[tuple[int, int]] | None = None
         self._models: OrderedDict[ModelKey, ReaderModel] = OrderedDict()
         self._models_for: CorpusArrays | None = None
         self._concepts: tuple[CorpusArrays, np.ndarray] | None = None
@@ -87,6 +90,11 @@ class FeedbackService:
         """👍 (+1) or 👎 (-1): again undoes it, the other replaces it; None
         when the paper is unknown."""
         outcome = await store.toggle_vote(self._db, guild_id, user_id, paper_id, value, now)
+        if self._voters is not None and outcome is not None:
+            if sum(await store.count_votes(self._db, guild_id, user_id)):
+                self._voters.add((guild_id, user_id))
+            else:
+                self._voters.discard((guild_id, user_id))
         log.info(
             "vote %+d by user %d in guild %d on paper %d: %s",
             value,
@@ -98,11 +106,17 @@ class FeedbackService:
         return outcome
 
     async def has_votes(self, guild_id: int, user_id: int) -> bool:
-        return sum(await store.count_votes(self._db, guild_id, user_id)) > 0
+        """Whether the reader voted here (one query for everyone, then memory)."""
+        if self._voters is None:
+            self._voters = await store.voters(self._db)
+        return (guild_id, user_id) in self._voters
 
     async def reset(self, guild_id: int, user_id: int) -> int:
         """Forget the reader's votes here; how many there were."""
-        return await store.reset_votes(self._db, guild_id, user_id)
+        removed = await store.reset_votes(self._db, guild_id, user_id)
+        if self._voters is not None:
+            self._voters.discard((guild_id, user_id))
+        return removed
 
     # --- mutes ----------------------------------------------------------------
 

@@ -77,6 +77,12 @@ async def count_votes(db: Database, guild_id: int, user_id: int) -> tuple[int, i
     return (int(row[0]), int(row[1])) if row is not None else (0, 0)
 
 
+async def voters(db: Database) -> set[tuple[int, int]]:
+    """(guild, user) of every reader who has votes."""
+    rows = await db.fetch_all("SELECT DISTINCT guild_id, user_id FROM paper_votes")
+    return {(int(r[0]), int(r[1])) for r in rows}
+
+
 async def reset_votes(db: Database, guild_id: int, user_id: int) -> int:
     """Forget a reader's votes in a server; how many were removed."""
     async with db.transaction() as conn:
