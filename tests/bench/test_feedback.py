@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from paperbot.cli import main
-from tests.conftest import REPO
+from tests.support.app import REPO
 
 
 def test_small_run_reports_both_arms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

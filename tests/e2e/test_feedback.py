@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from paperbot.bot.client import PaperBot
-from tests.e2e.conftest import E2E, StartBot, stop_bot
 from tests.fake_discord import FakeDiscord, FakeUser
+from tests.support.e2e import E2E, StartBot, stop_bot
 
 
 def utc_now() -> datetime:

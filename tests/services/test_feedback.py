@@ -8,7 +8,7 @@ import pytest
 from paperbot.core.topics import TopicInputError
 from paperbot.services.app import App
 from paperbot.services.feedback import SERVER
-from tests.conftest import FIXED_NOW
+from tests.support.app import FIXED_NOW
 
 GUILD, USER, OTHER = 1, 10, 11
 

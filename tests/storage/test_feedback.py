@@ -9,8 +9,9 @@ import pytest
 from paperbot.core.profile import Mute, Vote
 from paperbot.storage import feedback, papers
 from paperbot.storage.db import Database
-from tests.conftest import FIXED_NOW
-from tests.services.test_corpus_safety import load, page, write
+from tests.support.app import FIXED_NOW
+from tests.support.corpus import load_pages as load
+from tests.support.corpus import page, write
 
 GUILD, USER, OTHER = 1, 10, 11
 
