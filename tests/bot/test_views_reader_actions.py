@@ -57,3 +57,10 @@ def test_menus_list_every_paper_with_its_number() -> None:
     assert isinstance(select, discord.ui.Select)
     assert [o.value for o in select.options] == [str(i) for i in range(100, 110)]
     assert select.options[9].label.startswith("#10 ")
+
+
+@pytest.mark.parametrize(("papers", "first_row"), [(4, 1), (5, 1), (3, 0)])
+def test_rows_start_below_someone_elses_row(papers: int, first_row: int) -> None:
+    items = reader_items(message(papers), 5 - first_row, first_row=first_row)
+    assert min(i.row or 0 for i in items) == first_row
+    assert max(i.row or 0 for i in items) <= 4

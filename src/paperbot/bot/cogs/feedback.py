@@ -10,7 +10,7 @@ Server, checked here (the commands themselves are for everyone).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -61,6 +61,8 @@ AWAY = "Leans away from"
 NOTHING_YET = "nothing yet"
 RESET_DONE = "Forgot your {count} votes here; your picks are back to your topics alone."
 RESET_NONE = "You have no votes here to forget."
+SCOPE_ME = "just me"
+SCOPE_SERVER = "the whole server (Manage Server)"
 
 ZH_CN: dict[str, str] = {
     SIMILAR: "与某篇论文最相似的论文（注明共同主题）",
@@ -100,9 +102,14 @@ ZH_CN: dict[str, str] = {
     similar_texts.SHARED: "共同主题：{topics}",
     similar_texts.WORDING: "标题和摘要用词相近",
     similar_texts.NOTHING_SIMILAR: "没有与 **{title}** 相近的其他论文。",
+    SCOPE_ME: "只对我",
+    SCOPE_SERVER: "整个服务器（需要管理服务器权限）",
 }
 
-Scope = Literal["me", "server"]
+SCOPES = [
+    app_commands.Choice(name=locale_str(SCOPE_ME), value="me"),
+    app_commands.Choice(name=locale_str(SCOPE_SERVER), value="server"),
+]
 
 
 def render_summary(summary: FeedbackSummary, tr: Translate) -> MessageData:
@@ -158,11 +165,12 @@ class Feedback(commands.Cog):
     @app_commands.command(name="mute", description=locale_str(MUTE))
     @app_commands.guild_only()
     @app_commands.describe(topic=locale_str(MUTE_TOPIC), scope=locale_str(MUTE_SCOPE))
+    @app_commands.choices(scope=SCOPES)
     async def mute(
         self,
         interaction: discord.Interaction[PaperBot],
         topic: app_commands.Range[str, 1, 200],
-        scope: Scope = "me",
+        scope: str = "me",
     ) -> None:
         owner = self._scope_owner(interaction, scope)
         try:
@@ -182,11 +190,12 @@ class Feedback(commands.Cog):
     @app_commands.command(name="unmute", description=locale_str(UNMUTE))
     @app_commands.guild_only()
     @app_commands.describe(topic=locale_str(UNMUTE_TOPIC), scope=locale_str(MUTE_SCOPE))
+    @app_commands.choices(scope=SCOPES)
     async def unmute(
         self,
         interaction: discord.Interaction[PaperBot],
         topic: app_commands.Range[str, 1, 200],
-        scope: Scope = "me",
+        scope: str = "me",
     ) -> None:
         owner = self._scope_owner(interaction, scope)
         try:
@@ -211,7 +220,7 @@ class Feedback(commands.Cog):
         )
 
     @staticmethod
-    def _scope_owner(interaction: discord.Interaction[PaperBot], scope: Scope) -> int:
+    def _scope_owner(interaction: discord.Interaction[PaperBot], scope: str) -> int:
         if scope != "server":
             return interaction.user.id
         if not interaction.permissions.manage_guild:

@@ -142,13 +142,13 @@ class Search(commands.Cog):
             tr=tr,
             year_dropped=result.year_dropped,
         )
-        # The paginator's own row leaves 4 for the results' 👍 👎 🔖 components.
-        rows = MAX_ROWS - 1 if len(pages) > 1 else MAX_ROWS
+        # The paginator's own row (the first) leaves 4 for the results' 👍 👎 🔖.
+        nav = 1 if len(pages) > 1 else 0
         await Paginator(
             pages,
             owner_id=interaction.user.id,
             tr=tr,
-            page_items=lambda page: reader_items(page, rows),
+            page_items=lambda page: reader_items(page, MAX_ROWS - nav, first_row=nav),
         ).start(interaction)
 
     async def _personal_order(

@@ -136,14 +136,17 @@ class ReaderSelect(
             await act(interaction, self.action, int(values[0]))
 
 
-def reader_items(message: MessageData, rows: int = MAX_ROWS) -> list[discord.ui.Item[Any]]:
-    """The components for the message's papers within `rows` action rows."""
+def reader_items(
+    message: MessageData, rows: int = MAX_ROWS, first_row: int = 0
+) -> list[discord.ui.Item[Any]]:
+    """The components for the message's papers within `rows` action rows,
+    from row `first_row` on (rows above it belong to someone else)."""
     papers = message.paper_ids
     if not papers or rows < 1:
         return []
     if len(papers) <= rows:
         return [
-            ReaderButton(action, paper_id, number, row=number - 1)
+            ReaderButton(action, paper_id, number, row=first_row + number - 1)
             for number, paper_id in enumerate(papers, start=1)
             for action in ACTIONS
         ]
@@ -156,7 +159,7 @@ def reader_items(message: MessageData, rows: int = MAX_ROWS) -> list[discord.ui.
         )
         for n, pid in enumerate(papers[:25], start=1)
     ]
-    return [ReaderSelect(action, options, row=i) for i, action in enumerate(ACTIONS)]
+    return [ReaderSelect(action, options, row=first_row + i) for i, action in enumerate(ACTIONS)]
 
 
 def reader_view(message: MessageData, rows: int = MAX_ROWS) -> discord.ui.View | None:
