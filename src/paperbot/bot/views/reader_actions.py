@@ -78,7 +78,7 @@ class ReaderButton(
     template=r"pb:r:(?P<action>up|down|save|more):(?P<paper>[0-9]{1,19})",
 ):
     def __init__(self, action: Action, paper_id: int, number: int = 1, row: int | None = None):
-        super().__init__(_button(action, paper_id, number, row))
+        super().__init__(_button(action, paper_id, number, row), row=row)
         self.action: Action = action
         self.paper_id = paper_id
 
@@ -115,7 +115,7 @@ class ReaderSelect(
             max_values=1,
             row=row,
         )
-        super().__init__(select)
+        super().__init__(select, row=row)
         self.action: Action = action
 
     @classmethod
