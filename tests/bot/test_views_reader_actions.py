@@ -62,5 +62,7 @@ def test_menus_list_every_paper_with_its_number() -> None:
 @pytest.mark.parametrize(("papers", "first_row"), [(4, 1), (5, 1), (3, 0)])
 def test_rows_start_below_someone_elses_row(papers: int, first_row: int) -> None:
     items = reader_items(message(papers), 5 - first_row, first_row=first_row)
-    assert min(i.row or 0 for i in items) == first_row
-    assert max(i.row or 0 for i in items) <= 4
+    rows = [i.item.row or 0 for i in items if isinstance(i, ReaderButton | ReaderSelect)]
+    assert len(rows) == len(items)
+    assert min(rows) == first_row
+    assert max(rows) <= 4
