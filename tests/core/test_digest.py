@@ -39,7 +39,7 @@ def run(
     demands: list[TopicDemand],
     posted: list[int] | None = None,
     count: int = 3,
-    rows=ROWS,
+    rows: list[tuple[int, str, int]] = ROWS,
     texts: dict[int, str] | None = None,
 ) -> DigestPlan:
     corpus = CorpusArrays.build(rows, texts)

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -137,7 +138,10 @@ async def test_unreadable_stored_index_is_rebuilt(loaded_db: Database) -> None:
 
 
 async def test_stored_arrays_round_trip(db: Database) -> None:
-    arrays = {"a": np.arange(5, dtype=np.int64), "b": np.zeros((2, 3), dtype=np.int32)}
+    arrays: dict[str, np.ndarray[Any, Any]] = {
+        "a": np.arange(5, dtype=np.int64),
+        "b": np.zeros((2, 3), dtype=np.int32),
+    }
     await index_store.save_index(db, arrays, corpus_version=7, format=1)
     stored = await index_store.load_index(db)
     assert stored is not None
