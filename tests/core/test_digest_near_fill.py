@@ -74,10 +74,18 @@ def test_near_picks_are_fill_and_say_they_are_close_not_matching() -> None:
 @pytest.mark.parametrize(
     ("topics", "audience", "expected"),
     [
-        (["Scaling laws"], 1, "close to your topic Scaling laws, not a full match · 与关注主题相近"),
+        (
+            ["Scaling laws"],
+            1,
+            "close to your topic Scaling laws, not a full match · 与关注主题相近",
+        ),
         (["A", "B"], 1, "close to your topics A, B, not a full match · 与关注主题相近"),
         (["A"], 5, "close to the topic A, not a full match · 与关注主题相近"),
-        (["A", "B", "C", "D"], 5, "close to the topics A, B, C +1, not a full match · 与关注主题相近"),
+        (
+            ["A", "B", "C", "D"],
+            5,
+            "close to the topics A, B, C +1, not a full match · 与关注主题相近",
+        ),
     ],
 )
 def test_near_reason(topics: list[str], audience: int, expected: str) -> None:
@@ -105,6 +113,7 @@ def test_match_topic_keeps_a_few_near_matches_below_the_threshold() -> None:
     found = match_topic(topic, build_corpus(papers), vocabulary.term_words(), vocabulary)
     assert found.ids.tolist() == [0]
     assert len(found.near_ids) == NEAR_LIMIT
-    assert 0 not in found.near_ids.tolist() and 99 not in found.near_ids.tolist()
+    assert 0 not in found.near_ids.tolist()
+    assert 99 not in found.near_ids.tolist()
     assert np.all((found.near_scores > 0) & (found.near_scores < RELEVANCE_THRESHOLD))
     assert found.near_ids.tolist() == sorted(found.near_ids.tolist())  # ties by id
