@@ -25,8 +25,8 @@ from paperbot.bench.judged import (
 from paperbot.core.text import title_key
 from paperbot.storage.db import Database
 from paperbot.storage.papers import list_papers
+from tests.bench.test_judged import content_words
 from tests.conftest import REPO
-from tests.test_judged_data import content_words
 
 MIN_TOPICS = 6
 MIN_QUERIES = 25
@@ -49,7 +49,9 @@ async def test_every_held_out_title_resolves_to_exactly_one_loaded_paper(
     by_key: dict[str, list[str]] = {}
     for paper in await list_papers(loaded_db):
         by_key.setdefault(title_key(paper.title), []).append(paper.title)
-    titles = {p.title for t in topics for p in t.relevant} | {e for q in queries for e in q.expected}
+    titles = {p.title for t in topics for p in t.relevant} | {
+        e for q in queries for e in q.expected
+    }
     for title in titles:
         assert by_key.get(title_key(title)) == [title], title
 
