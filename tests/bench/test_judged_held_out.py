@@ -26,7 +26,7 @@ from paperbot.core.text import title_key
 from paperbot.storage.db import Database
 from paperbot.storage.papers import list_papers
 from tests.bench.test_judged import content_words
-from tests.conftest import REPO
+from tests.support.app import REPO
 
 MIN_TOPICS = 6
 MIN_QUERIES = 25
