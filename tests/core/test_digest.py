@@ -11,10 +11,9 @@ from paperbot.core.digest import (
     DigestPlan,
     PreparedDemand,
     TopicDemand,
-    fill_reason,
-    match_reason,
     pick,
 )
+from paperbot.core.digest_fill import fill_reason, match_reason
 
 # id -> (venue, year)
 ROWS = [

@@ -29,10 +29,9 @@ from paperbot.core.digest import (
     CorpusArrays,
     PreparedDemand,
     TopicDemand,
-    fill_reason,
-    match_reason,
     pick,
 )
+from paperbot.core.digest_fill import fill_reason, match_reason
 from paperbot.core.similarity import PaperVectors
 
 

@@ -115,7 +115,12 @@ def subscriber_audience(subscriptions: SubscriptionService) -> Audience:
 def scaled(demand: TopicDemand) -> TopicDemand:
     """The demand with its match scores on the [0, 1] scale picking uses."""
     return TopicDemand(
-        demand.topic, demand.subscribers, demand.ids, demand.scores / MAX_TOPIC_SCORE
+        demand.topic,
+        demand.subscribers,
+        demand.ids,
+        demand.scores / MAX_TOPIC_SCORE,
+        demand.near_ids,
+        demand.near_scores / MAX_TOPIC_SCORE,
     )
 
 

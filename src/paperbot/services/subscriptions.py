@@ -179,5 +179,14 @@ class SubscriptionService:
         result = []
         for topic, followers in by_id.values():
             found = await self.topics.matches(topic)
-            result.append(TopicDemand(topic.label, tuple(followers), found.ids, found.scores))
+            result.append(
+                TopicDemand(
+                    topic.label,
+                    tuple(followers),
+                    found.ids,
+                    found.scores,
+                    found.near_ids,
+                    found.near_scores,
+                )
+            )
         return result
