@@ -21,7 +21,9 @@ from paperbot.config import (
 )
 from paperbot.services.app import App
 from paperbot.services.corpus import load_corpus
+from paperbot.storage import open_database
 from paperbot.storage.db import Database
+from tests.postgres_support import fresh_schema, postgres_url
 
 FIXED_NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 REPO = Path(__file__).parents[1]
@@ -66,12 +68,37 @@ def bundled_corpus() -> Path:
     return BUNDLED_CORPUS
 
 
+#: Every test taking `db` (or `loaded_db`) runs on each backend: a store whose
+#: SQL only works on SQLite fails here as soon as PostgreSQL is available.
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=BACKENDS)
+async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
+    """A fresh, migrated database: a file in tmp_path, or a new PostgreSQL schema."""
+    if request.param == "sqlite":
+        database = await Database.open(tmp_path / "paperbot.sqlite3")
+        yield database
+        await database.close()
+        return
+    async with fresh_schema(postgres_url()) as url:
+        store = await open_database(url)
+        yield store  # type: ignore[misc]  # the protocol, standing in for the SQLite class
+        await store.close()
+
+
 @pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    """A fresh, migrated database file in tmp_path."""
+async def sqlite_db(tmp_path: Path) -> AsyncIterator[Database]:
+    """A fresh SQLite file, for tests of SQLite itself (pragmas, file faults)."""
     database = await Database.open(tmp_path / "paperbot.sqlite3")
     yield database
     await database.close()
+
+
+@pytest.fixture
+async def sqlite_loaded_db(sqlite_db: Database, bundled_corpus: Path) -> Database:
+    await load_corpus(sqlite_db, [bundled_corpus], default_area="预训练", now=FIXED_NOW)
+    return sqlite_db
 
 
 @pytest.fixture

@@ -111,11 +111,24 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _postgres_url(url: str) -> str:
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise ValueError("must be a postgresql://user@host:port/database URL")
+    return url
+
+
 class DatabaseSettings(_Section):
-    # The search index is stored in this database too.
+    # The SQLite file (the default backend); the search index is stored in it too.
     path: Path = Field(default_factory=default_database)
+    # A PostgreSQL URL instead: several processes share that database.
+    url: Annotated[str, AfterValidator(_postgres_url)] | None = None
     # How long a write waits (retrying with backoff) for a lock another process holds.
     lock_wait_seconds: FiniteFloat = Field(default=30.0, ge=0, le=600)
+
+    @property
+    def target(self) -> str | Path:
+        """What `storage.open_database` opens: the URL when set, else the file."""
+        return self.url if self.url is not None else self.path
 
 
 class CorpusSettings(_Section):
@@ -225,6 +238,7 @@ def _apply_env(raw: dict[str, Any], env: Mapping[str, str]) -> None:
         value = env.get(name, "").strip()
         if value:
             raw.setdefault(section, {})[key] = value
+    _database_url(raw, env.get(ENV_DB, "").strip())
     # Environment values are text; the guild id is the one number among them.
     guild = raw.get("bot", {}).get("sync_guild")
     from_env = bool(env.get(ENV_SYNC_GUILD, "").strip())
@@ -232,7 +246,20 @@ def _apply_env(raw: dict[str, Any], env: Mapping[str, str]) -> None:
         raw["bot"]["sync_guild"] = int(guild)
 
 
+def _database_url(raw: dict[str, Any], value: str) -> None:
+    """PAPERBOT_DB is a file path, `sqlite:///path`, or a PostgreSQL URL."""
+    database = raw.get("database", {})
+    if value.startswith(("postgresql://", "postgres://")):
+        database.pop("path", None)
+        database["url"] = value
+    elif value:
+        database.pop("url", None)  # the environment's file wins over the file's URL
+        if value.startswith("sqlite:///"):
+            database["path"] = value.removeprefix("sqlite:///")
+
+
 _ENV_FOR_KEY = {
+    "database.url": ENV_DB,
     "database.path": ENV_DB,
     "corpus.path": ENV_CORPUS,
     "bot.sync_guild": ENV_SYNC_GUILD,

@@ -50,7 +50,7 @@ from paperbot.core.topics import MAX_TOPIC_SCORE, TopicInputError
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.storage import digests as store
 from paperbot.storage import papers
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
 from paperbot.storage.digests import AlreadyClaimed
 
 log = logging.getLogger(__name__)
