@@ -147,7 +147,9 @@ class DigestScheduler:
         self._catch_up: asyncio.Task[list[PostResult]] | None = None
 
     async def start(self) -> None:
-        """Rebuild the jobs from SQLite, then catch up in the background."""
+        """Take this process's shards, rebuild their jobs from the database,
+        then catch up in the background."""
+        await self.service.hold_shards()
         self.scheduler.start()
         configured = await self.service.enabled()
         for settings in configured:

@@ -73,6 +73,11 @@ class Database(Protocol):
         """Rows one at a time, fetched in batches (large reads)."""
         ...
 
+    async def hold(self, name: str) -> bool:
+        """Hold `name` for this process's lifetime; False if another process
+        holds it. SQLite (one process per file) always says True."""
+        ...
+
     async def close(self) -> None: ...
 
 

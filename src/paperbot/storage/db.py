@@ -90,7 +90,7 @@ class SqliteTransaction:
     async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
         return await self._db.fetch_all(sql, params)
 
-    async def lock(self, name: str) -> None:
+    async def lock(self, name: str) -> None:  # noqa: ARG002 (the protocol's signature)
         """Nothing to do: BEGIN IMMEDIATE already holds the one write lock."""
 
 
@@ -258,6 +258,10 @@ class SqliteDatabase:
                         yield row
         except sqlite3.Error as exc:
             raise self.error(exc) from exc
+
+    async def hold(self, name: str) -> bool:  # noqa: ARG002 (the protocol's signature)
+        """One process per SQLite file: nothing else can hold `name`."""
+        return True
 
     async def close(self) -> None:
         """Close the connection; closing twice is harmless."""

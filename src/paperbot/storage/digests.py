@@ -287,7 +287,8 @@ async def scheduled_post(db: Database, guild_id: int, local_date: date) -> Diges
 
 async def open_posts(db: Database) -> list[DigestPost]:
     """Posts whose delivery is unresolved (a crash, or an unknown outcome)."""
-    sql = f"SELECT {_post_columns(db)} FROM digest_posts WHERE state IN ('claimed', 'sent') ORDER BY id"
+    sql = f"SELECT {_post_columns(db)} FROM digest_posts"
+    sql += " WHERE state IN ('claimed', 'sent') ORDER BY id"
     return [_post(row) for row in await db.fetch_all(sql)]
 
 

@@ -108,6 +108,9 @@ class PostgresDatabase:
     def __init__(self, pool: Any, url: str) -> None:
         self.pool = pool
         self.url = url
+        # The connection holding this process's session locks (`hold`): it
+        # lives as long as the process, and PostgreSQL frees the locks when it dies.
+        self._holder: Any = None
 
     @property
     def location(self) -> str:
@@ -175,7 +178,8 @@ class PostgresDatabase:
             row: Row | None = await self.run(current[1].fetchrow, sql, params)
             return row
         async with self.pool.acquire() as conn:
-            return await self.run(conn.fetchrow, sql, params)
+            found: Row | None = await self.run(conn.fetchrow, sql, params)
+        return found
 
     async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
         current = _CURRENT.get()
@@ -195,8 +199,22 @@ class PostgresDatabase:
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self.error(exc) from exc
 
+    async def hold(self, name: str) -> bool:
+        """A session advisory lock on a connection of its own: a lease that
+        ends when this process (or its connection) does."""
+        try:
+            if self._holder is None:
+                self._holder = await asyncpg.connect(self.url)
+            taken = await self._holder.fetchval("SELECT pg_try_advisory_lock(hashtext($1))", name)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            raise self.error(exc) from exc
+        return bool(taken)
+
     async def close(self) -> None:
-        """Close the pool; closing twice is harmless."""
+        """Close the pool (and the lock holder); closing twice is harmless."""
+        if self._holder is not None:
+            await self._holder.close()
+            self._holder = None
         await self.pool.close()
 
 

@@ -119,7 +119,8 @@ async def list_subscriptions(
     """Stored subscriptions for operators, optionally one server and/or one user."""
     sql = (
         f"SELECT {_COLUMNS} FROM subscriptions"
-        " WHERE (CAST(?1 AS BIGINT) IS NULL OR guild_id = ?1) AND (CAST(?2 AS BIGINT) IS NULL OR user_id = ?2)"
+        " WHERE (CAST(?1 AS BIGINT) IS NULL OR guild_id = ?1)"
+        " AND (CAST(?2 AS BIGINT) IS NULL OR user_id = ?2)"
         " ORDER BY guild_id, user_id, id"
     )
     return [_subscription(row) for row in await db.fetch_all(sql, (guild_id, user_id))]
