@@ -115,9 +115,7 @@ async def test_fetch_helpers_return_rows(db: Database) -> None:
     "sql",
     ["SELECT nope FROM meta", "SELECT * FROM no_such_table", "SELEC 1"],
 )
-async def test_sqlite_errors_leave_storage_as_storage_errors(
-    sqlite_db: Database, sql: str
-) -> None:
+async def test_sqlite_errors_leave_storage_as_storage_errors(sqlite_db: Database, sql: str) -> None:
     db = sqlite_db
     for fetch in (db.fetch_one, db.fetch_all):
         with pytest.raises(StorageError) as caught:

@@ -90,7 +90,7 @@ class SqliteTransaction:
     async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
         return await self._db.fetch_all(sql, params)
 
-    async def lock(self, name: str) -> None:  # noqa: ARG002 (the protocol's signature)
+    async def lock(self, name: str) -> None:
         """Nothing to do: BEGIN IMMEDIATE already holds the one write lock."""
 
 
