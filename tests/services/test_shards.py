@@ -65,7 +65,7 @@ def test_shards_from_the_environment() -> None:
 
 
 def test_shards_without_a_count_are_a_config_error() -> None:
-    with pytest.raises(ConfigError, match="bot.shards and bot.shard_count"):
+    with pytest.raises(ConfigError, match=r"bot\.shards and bot\.shard_count"):
         load_settings({"PAPERBOT_SHARDS": "1"})
 
 
