@@ -23,7 +23,7 @@ from paperbot.services.app import App
 from paperbot.services.corpus import load_corpus
 from paperbot.storage import open_database
 from paperbot.storage.db import Database
-from tests.postgres_support import fresh_schema, postgres_url
+from tests.support.postgres import fresh_schema, postgres_url
 
 FIXED_NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 REPO = Path(__file__).parents[1]

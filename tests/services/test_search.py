@@ -16,8 +16,8 @@ from paperbot.core import search as core
 from paperbot.core.search import QueryProblem
 from paperbot.services.corpus import load_corpus
 from paperbot.services.search import SearchService
-from paperbot.storage import search_index as index_store
 from paperbot.storage import open_database
+from paperbot.storage import search_index as index_store
 from paperbot.storage.db import Database
 from tests.conftest import FIXED_NOW
 
@@ -52,7 +52,7 @@ async def test_first_search_builds_and_stores_the_index(loaded_db: Database) -> 
     assert stored == (svc.last_status.corpus_version, core.INDEX_FORMAT)
 
 
-async def test_restart_reuses_the_stored_index(loaded_db: Database, tmp_path: Path) -> None:
+async def test_restart_reuses_the_stored_index(loaded_db: Database) -> None:
     first = service(loaded_db)
     before = await first.search("数据去重 shampo")
     # A restart: a new connection and a new service over the same database.

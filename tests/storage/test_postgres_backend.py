@@ -13,7 +13,7 @@ from paperbot.storage import digests, open_database
 from paperbot.storage.backend import Database
 from paperbot.storage.db import available_migrations
 from paperbot.storage.postgres import redacted, to_postgres
-from tests.postgres_support import fresh_schema, postgres_url
+from tests.support.postgres import fresh_schema, postgres_url
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 DAY = date(2026, 11, 30)
