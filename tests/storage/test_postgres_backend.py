@@ -142,3 +142,29 @@ async def test_an_unreachable_server_is_one_clear_line() -> None:
         StorageError, match=r"cannot open database postgresql://nobody@127\.0\.0\.1:9/"
     ):
         await open_database("postgresql://nobody@127.0.0.1:9/none")
+
+
+@pytest.mark.postgres
+async def test_a_schedule_change_reaches_every_listening_process() -> None:
+    """/digest setup in one process: the owner hears the guild id (LISTEN/NOTIFY)."""
+    async with fresh_schema(postgres_url()) as url:
+        setup_side, owner = await open_database(url), await open_database(url)
+        heard: asyncio.Queue[str] = asyncio.Queue()
+        try:
+            await owner.listen(digests.SETTINGS_CHANNEL, heard.put_nowait)
+            await digests.save_settings(
+                setup_side,
+                guild_id=5 << 22,
+                channel_id=9,
+                post_time=datetime(2026, 1, 1, 8, 30).time(),
+                timezone="UTC",
+                count=3,
+                updated_by=None,
+                now=NOW,
+            )
+            assert await asyncio.wait_for(heard.get(), timeout=10) == str(5 << 22)
+            await digests.set_enabled(setup_side, 5 << 22, False, NOW)
+            assert await asyncio.wait_for(heard.get(), timeout=10) == str(5 << 22)
+        finally:
+            await setup_side.close()
+            await owner.close()

@@ -252,6 +252,10 @@ class DigestService:
         """Switched-on schedules of the servers on this process's shards."""
         return [s for s in await store.enabled_settings(self.db) if self.shards.owns(s.guild_id)]
 
+    async def follow_settings(self, changed: Callable[[int], None]) -> None:
+        """Call `changed(guild_id)` when any process changes a server's schedule."""
+        await self.db.listen(store.SETTINGS_CHANNEL, lambda payload: changed(int(payload)))
+
     async def hold_shards(self) -> None:
         """Take this process's shards for as long as it lives, or refuse to
         start: two processes running one shard would both recover its posts.

@@ -10,7 +10,7 @@ services hold a `Database` and never learn which backend it is.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +76,15 @@ class Database(Protocol):
     async def hold(self, name: str) -> bool:
         """Hold `name` for this process's lifetime; False if another process
         holds it. SQLite (one process per file) always says True."""
+        ...
+
+    async def notify(self, channel: str, payload: str) -> None:
+        """Tell every process listening on `channel` (after this commit)."""
+        ...
+
+    async def listen(self, channel: str, callback: Callable[[str], None]) -> None:
+        """Call `callback(payload)` for each `notify` on `channel` by any process.
+        SQLite has one process, which changes its own state directly: no-op."""
         ...
 
     async def close(self) -> None: ...

@@ -263,6 +263,12 @@ class SqliteDatabase:
         """One process per SQLite file: nothing else can hold `name`."""
         return True
 
+    async def notify(self, channel: str, payload: str) -> None:
+        """One process per file: it already knows what it changed."""
+
+    async def listen(self, channel: str, callback: Callable[[str], None]) -> None:
+        """One process per file: no other process can change anything."""
+
     async def close(self) -> None:
         """Close the connection; closing twice is harmless."""
         await self.conn.close()

@@ -19,6 +19,8 @@ from paperbot.core.render import EmbedData, EmbedField, MessageData
 from paperbot.storage.backend import Database, Transaction, dialect_sql
 from paperbot.storage.db import ConstraintError
 
+#: Every process hears a server's schedule change here (payload: the guild id).
+SETTINGS_CHANNEL = "paperbot_digest_settings"
 _SETTINGS_COLUMNS = (
     "guild_id, channel_id, post_time, timezone, count, enabled, active_since,"
     " updated_by, updated_at, failure, failure_at"
@@ -80,6 +82,7 @@ async def save_settings(
                 now.isoformat(),
             ),
         )
+    await db.notify(SETTINGS_CHANNEL, str(guild_id))
     found = await get_settings(db, guild_id)
     assert found is not None
     return found
@@ -105,7 +108,8 @@ async def set_enabled(db: Database, guild_id: int, enabled: bool, now: datetime)
             " active_since = CASE WHEN ? = 1 THEN ? ELSE active_since END WHERE guild_id = ?",
             (int(enabled), now.isoformat(), int(enabled), now.isoformat(), guild_id),
         )
-        return cur.rowcount > 0
+    await db.notify(SETTINGS_CHANNEL, str(guild_id))
+    return cur.rowcount > 0
 
 
 async def record_failure(db: Database, guild_id: int, message: str, now: datetime) -> None:

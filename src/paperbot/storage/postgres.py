@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from functools import lru_cache
@@ -199,16 +199,34 @@ class PostgresDatabase:
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self.error(exc) from exc
 
+    async def _session(self) -> Any:
+        """This process's long-lived connection: its session locks and LISTENs."""
+        if self._holder is None:
+            self._holder = await asyncpg.connect(self.url)
+        return self._holder
+
     async def hold(self, name: str) -> bool:
         """A session advisory lock on a connection of its own: a lease that
         ends when this process (or its connection) does."""
         try:
-            if self._holder is None:
-                self._holder = await asyncpg.connect(self.url)
-            taken = await self._holder.fetchval("SELECT pg_try_advisory_lock(hashtext($1))", name)
+            session = await self._session()
+            taken = await session.fetchval("SELECT pg_try_advisory_lock(hashtext($1))", name)
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self.error(exc) from exc
         return bool(taken)
+
+    async def notify(self, channel: str, payload: str) -> None:
+        async with self.pool.acquire() as conn:
+            await self.run(conn.execute, "SELECT pg_notify(?, ?)", (channel, payload))
+
+    async def listen(self, channel: str, callback: Callable[[str], None]) -> None:
+        def deliver(_conn: Any, _pid: int, _channel: str, payload: str) -> None:
+            callback(payload)
+
+        try:
+            await (await self._session()).add_listener(channel, deliver)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            raise self.error(exc) from exc
 
     async def close(self) -> None:
         """Close the pool (and the lock holder); closing twice is harmless."""
