@@ -4,7 +4,7 @@ SQLite's, and the cross-process guarantees (claims, shard leases)."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 
@@ -156,7 +156,7 @@ async def test_a_schedule_change_reaches_every_listening_process() -> None:
                 setup_side,
                 guild_id=5 << 22,
                 channel_id=9,
-                post_time=datetime(2026, 1, 1, 8, 30).time(),
+                post_time=time(8, 30),
                 timezone="UTC",
                 count=3,
                 updated_by=None,
