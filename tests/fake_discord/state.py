@@ -61,6 +61,8 @@ class FakeState:
         self.interactions: dict[str, InteractionResult] = {}
         self.ack_deadline = ACK_DEADLINE
         self._sockets: list[web.WebSocketResponse] = []
+        #: (shard id, shard count) each gateway connection identified with.
+        self._socket_shards: dict[int, tuple[int, int]] = {}
         self._sequence = 0
         self._runner: web.AppRunner | None = None
         self.port = 0

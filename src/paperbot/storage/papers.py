@@ -119,6 +119,8 @@ async def apply_load(
     """
     stamp = now.isoformat()
     async with db.transaction() as conn:
+        # Processes starting together load the same pages: one at a time.
+        await conn.lock("corpus-load")
         await conn.executemany(
             "INSERT INTO papers (key, title, venue, year, area, entries, summaries,"
             " added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
