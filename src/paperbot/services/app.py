@@ -5,6 +5,7 @@ The bot and the CLI both build one `App`, so they run the same use-cases.
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +29,14 @@ async def open_database(target: str | Path) -> Database:
     tools that build their own services (the benchmarks); everything else
     opens an `App`."""
     return await open_store(target)
+
+
+def scratch_postgres(url: str) -> AbstractAsyncContextManager[str]:
+    """A throwaway schema in the PostgreSQL at `url` (the benchmarks' backend
+    comparison): yields its URL, drops it at the end."""
+    from paperbot.storage.postgres import scratch_schema  # asyncpg is an extra
+
+    return scratch_schema(url)
 
 
 @dataclass

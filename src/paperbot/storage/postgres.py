@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -271,3 +272,21 @@ async def migrate(conn: Any) -> int:
             )
             current = version
     return current
+
+
+@asynccontextmanager
+async def scratch_schema(url: str) -> AsyncIterator[str]:
+    """A URL whose tables live in a new schema, dropped afterwards (benchmarks)."""
+    schema = f"scratch_{uuid.uuid4().hex[:12]}"
+    scratch = f"{url}{'&' if '?' in url else '?'}search_path={schema}"
+    try:
+        yield scratch
+    finally:
+        try:
+            conn = await asyncpg.connect(url)
+            try:
+                await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+            finally:
+                await conn.close()
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            log.warning("could not drop the scratch schema %s: %s", schema, exc)
