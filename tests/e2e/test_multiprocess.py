@@ -210,5 +210,15 @@ async def test_two_sharded_processes_share_one_postgres(
             while "Zebrafish" not in (text := await search_text(fake_discord, guild, "zebrafish")):
                 assert time.monotonic() < deadline, text
                 await asyncio.sleep(0.5)
+
+        # A third process for a shard that has a live owner is refused before it logs in.
+        intruder = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "paperbot", "run", "--shards", "0", "--shard-count", str(SHARDS),
+            cwd=tmp_path, env=bots.env,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        _, err = await asyncio.wait_for(intruder.communicate(), 60)
+        assert intruder.returncode == 1, err.decode()
+        assert "shard 0 of 2 is already run by another paperbot process" in err.decode()
     finally:
         await bots.stop_all()

@@ -140,6 +140,8 @@ async def open_app(settings: Settings) -> App:
             startup=True,
             limits=corpus_limits(settings.corpus),
         )
+        # Before logging in: a shard another live process runs is refused here.
+        await app.digest.hold_shards()
     except BaseException:
         await app.close()
         raise

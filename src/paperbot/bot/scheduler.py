@@ -160,9 +160,8 @@ class DigestScheduler:
         self._followups: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
-        """Take this process's shards, rebuild their jobs from the database,
-        then catch up in the background."""
-        await self.service.hold_shards()
+        """Rebuild the jobs of this process's shards from the database, follow
+        schedule changes made elsewhere, then catch up in the background."""
         await self.service.follow_settings(self.changed_elsewhere)
         self.scheduler.start()
         configured = await self.service.enabled()

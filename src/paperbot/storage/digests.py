@@ -150,6 +150,14 @@ async def posted_ids(db: Database, channel_id: int) -> list[int]:
     ]
 
 
+_CLAIM_SQL = (
+    "INSERT INTO digest_posts (guild_id, channel_id, kind, local_date, nonce, header,"
+    " paper_keys, message, state, claimed_at, deadline)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'claimed', ?, ?)"
+    " ON CONFLICT DO NOTHING RETURNING id"
+)
+
+
 class AlreadyClaimed(Exception):
     """The (guild, local date) already has its scheduled post row."""
 
@@ -187,10 +195,7 @@ async def claim(
             # The one gate across processes: a second claim of the day (or
             # nonce) inserts nothing and returns no row.
             row = await conn.fetch_one(
-                "INSERT INTO digest_posts (guild_id, channel_id, kind, local_date, nonce, header,"
-                " paper_keys, message, state, claimed_at, deadline)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'claimed', ?, ?)"
-                " ON CONFLICT DO NOTHING RETURNING id",
+                _CLAIM_SQL,
                 (
                     guild_id,
                     channel_id,
