@@ -25,9 +25,10 @@ from paperbot.bot.runner import ENV_DISCORD_API
 from paperbot.config import BUNDLED_CORPUS
 from paperbot.services.corpus import load_corpus
 from paperbot.storage import digests, open_database
-from tests.e2e.conftest import REPO, TOKEN
 from tests.fake_discord import FakeDiscord, FakeGuild, FakeUser
 from tests.fake_discord.models import new_id
+from tests.support.app import REPO
+from tests.support.e2e import TOKEN
 from tests.support.postgres import fresh_schema, postgres_url
 
 pytestmark = pytest.mark.postgres

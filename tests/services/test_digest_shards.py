@@ -7,7 +7,7 @@ from pathlib import Path
 from paperbot.bot.client import PaperBot, ShardedPaperBot, bot_for
 from paperbot.config import BotSettings
 from paperbot.services.app import App
-from tests.conftest import FIXED_NOW, settings_for
+from tests.support.app import FIXED_NOW, settings_for
 
 
 async def test_enabled_lists_only_this_processes_servers(tmp_path: Path) -> None:
