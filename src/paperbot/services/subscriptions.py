@@ -24,7 +24,7 @@ from paperbot.core.topics import (
 )
 from paperbot.services.topics import TopicService
 from paperbot.storage import subscriptions as store
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
 
 MAX_PER_USER = 25
 """Topics one user may follow in one server (also Discord's choice limit,
