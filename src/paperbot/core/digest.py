@@ -19,9 +19,9 @@ Diversity: maximal marginal relevance. Each next pick maximises
 `MMR_LAMBDA` x relevance / (best relevance left) - (1 - `MMR_LAMBDA`) x its
 largest similarity to the picks so far (cosine of TF-IDF vectors, see
 `core.similarity`), so a near-duplicate of a pick waits. While any matching
-unposted paper remains, the next slot goes to a match; only then do the
-newest unposted papers fill the count (newest venue year first, venues dealt
-in turns), marked `kind="fill"`.
+unposted paper remains, the next slot goes to a match; then near matches
+(`core.digest_fill`), then the newest papers (newest year first, venues dealt
+in turns) fill the count, both marked `kind="fill"`.
 
 Speed: a candidate's MMR score is at most `MMR_LAMBDA` x its relative
 relevance, so each pick scores exactly only the best few candidates by
@@ -40,9 +40,9 @@ from numpy.typing import NDArray
 
 from paperbot.core.digest_demand import PreparedDemand as PreparedDemand
 from paperbot.core.digest_demand import TopicDemand as TopicDemand
-from paperbot.core.digest_reasons import fill_reason as fill_reason
-from paperbot.core.digest_reasons import liked_reason
-from paperbot.core.digest_reasons import match_reason as match_reason
+from paperbot.core.digest_fill import fill_reason as fill_reason
+from paperbot.core.digest_fill import liked_reason, near_order, near_reason
+from paperbot.core.digest_fill import match_reason as match_reason
 from paperbot.core.profile import Personalization
 from paperbot.core.similarity import PaperVectors, rank_in_group
 
@@ -187,6 +187,7 @@ def pick(
         moved = (float(base[position]), float(boost[position]) if boost is not None else 0.0)
         _take(corpus, demand, position, moved, chosen, personal)
     blocked = excluded if personal is None else excluded | personal.blocked
+    _near_fill(corpus, demand, blocked, count, chosen, personal)
     _fill(corpus, blocked, count, chosen, len(demand.user_ids), personal)
     return DigestPlan(tuple(chosen.picks), count, unposted - len(chosen.picks), len(corpus))
 
@@ -218,8 +219,7 @@ def effective_relevance(
     boost: FloatArray | None = None,
 ) -> FloatArray:
     """Relevance with each topic's balance factor and each venue's mix factor
-    for the picks made so far (plus the profile's `boost`, kept positive:
-    a match the profile dislikes still outranks no match)."""
+    for the picks made so far (plus the profile's `boost`, kept positive)."""
     factors = [
         float(weight) * TOPIC_DECAY**n
         for weight, n in zip(demand.weights, topic_picks, strict=True)
@@ -313,11 +313,8 @@ def _take(
     chosen.venue_picks[int(corpus.venue_codes[position])] += 1
     users = tuple(int(u) for u in demand.user_ids[demand.members[rows].any(axis=0)])
     topics = tuple(demand.topics[r] for r in rows)
-    reason = (
-        match_reason(topics, len(users), len(demand.user_ids))
-        if topics
-        else liked_reason(len(demand.user_ids))
-    )
+    audience = len(demand.user_ids)
+    reason = match_reason(topics, len(users), audience) if topics else liked_reason(audience)
     if personal is not None:
         users = personal.pingable(corpus.vectors, position, users)
     chosen.picks.append(
@@ -331,6 +328,29 @@ def _take(
         )
     )
     chosen.taken.append(position)
+
+
+def _near_fill(
+    corpus: CorpusArrays,
+    demand: PreparedDemand,
+    excluded: NDArray[np.bool_],
+    count: int,
+    chosen: _Selection,
+    personal: Personalization | None = None,
+) -> None:
+    """Near matches of the subscribed topics, best first, while slots remain."""
+    blocked = excluded.copy()
+    blocked[list(chosen.taken)] = True
+    near = demand.near_positions, demand.near_scores, demand.weights
+    for position, rows in near_order(len(corpus), *near, blocked):
+        if len(chosen.picks) >= count:
+            break
+        if personal is not None and personal.is_near_disliked(corpus.vectors, position):
+            continue
+        topics = tuple(demand.topics[r] for r in rows)
+        reason = near_reason(topics, len(demand.user_ids))
+        chosen.picks.append(Pick(paper_id=int(corpus.ids[position]), reason=reason, kind="fill"))
+        chosen.taken.append(position)
 
 
 def _fill(

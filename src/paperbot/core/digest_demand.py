@@ -1,15 +1,17 @@
 """What a server asks of its digest: each subscribed topic with its
-subscribers and matching papers (`TopicDemand`), mapped onto the corpus
-arrays for picking (`PreparedDemand`); see `core.digest`."""
+subscribers, matching and near-matching papers (`TopicDemand`), mapped onto
+the corpus arrays for picking (`PreparedDemand`); see `core.digest`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
+
+from paperbot.core.digest_fill import on_corpus
 
 if TYPE_CHECKING:
     from paperbot.core.digest import CorpusArrays
@@ -26,6 +28,9 @@ class TopicDemand:
     subscribers: tuple[int, ...]
     ids: IntArray
     scores: FloatArray
+    # Near matches (below the match threshold): fill before unrelated papers.
+    near_ids: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    near_scores: FloatArray = field(default_factory=lambda: np.zeros(0, dtype=np.float64))
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,26 +43,29 @@ class PreparedDemand:
     weights: FloatArray  # subscribers per topic
     user_ids: IntArray  # every subscriber, sorted
     members: NDArray[np.bool_]  # topics x users: who subscribed to what
+    near_positions: tuple[NDArray[np.intp], ...] = ()
+    near_scores: tuple[FloatArray, ...] = ()
 
     @classmethod
     def build(cls, corpus: CorpusArrays, demands: Sequence[TopicDemand]) -> PreparedDemand:
-        demands = [d for d in demands if d.subscribers and len(d.ids)]
+        demands = [d for d in demands if d.subscribers and (len(d.ids) or len(d.near_ids))]
         users = np.array(sorted({u for d in demands for u in d.subscribers}), dtype=np.int64)
         members = np.zeros((len(demands), len(users)), dtype=bool)
-        positions, scores = [], []
+        positions: list[NDArray[np.intp]] = []
+        scores: list[FloatArray] = []
+        near_positions: list[NDArray[np.intp]] = []
+        near_scores: list[FloatArray] = []
         for row, demand in enumerate(demands):
             members[row, np.searchsorted(users, np.array(demand.subscribers, dtype=np.int64))] = (
                 True
             )
-            ids = np.asarray(demand.ids, dtype=np.int64)
-            values = np.clip(np.asarray(demand.scores, dtype=np.float64), 0.0, 1.0)
-            order = np.argsort(ids, kind="stable")
-            ids, values = ids[order], values[order]
-            pos = np.searchsorted(corpus.ids, ids) if len(corpus) else np.zeros(0, np.intp)
-            keep = (pos < len(corpus)) & (values > 0)
-            keep[keep] &= corpus.ids[pos[keep]] == ids[keep]
-            positions.append(pos[keep].astype(np.intp))
-            scores.append(values[keep])
+            for target, (ids, values) in (
+                ((positions, scores), (demand.ids, demand.scores)),
+                ((near_positions, near_scores), (demand.near_ids, demand.near_scores)),
+            ):
+                pos, kept = on_corpus(corpus.ids, ids, values)
+                target[0].append(pos)
+                target[1].append(kept)
         return cls(
             topics=tuple(d.topic for d in demands),
             positions=tuple(positions),
@@ -65,4 +73,6 @@ class PreparedDemand:
             weights=members.sum(axis=1).astype(np.float64),
             user_ids=users,
             members=members,
+            near_positions=tuple(near_positions),
+            near_scores=tuple(near_scores),
         )

@@ -36,7 +36,7 @@ from paperbot.services.search import SearchService
 from paperbot.services.topics import TopicService
 from paperbot.storage import feedback as store
 from paperbot.storage import papers as paper_store
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
 from paperbot.storage.feedback import SERVER, VoteOutcome
 
 log = logging.getLogger(__name__)

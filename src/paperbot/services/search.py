@@ -25,7 +25,8 @@ from paperbot.core.models import Paper
 from paperbot.core.search import ParsedQuery, QueryProblem, parse_query
 from paperbot.storage import papers as paper_store
 from paperbot.storage import search_index as index_store
-from paperbot.storage.db import Database, StorageError
+from paperbot.storage.backend import Database
+from paperbot.storage.db import StorageError
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")

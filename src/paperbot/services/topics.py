@@ -34,7 +34,7 @@ from paperbot.core.topics import (
     suggest,
 )
 from paperbot.storage import papers
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from typing import Literal
 
 from paperbot.core.models import SubscriptionKind as Kind
 from paperbot.core.profile import Mute, Vote
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
 
 VoteOutcome = Literal["added", "replaced", "removed"]
 SERVER = 0
@@ -28,6 +28,8 @@ async def toggle_vote(
     if value not in (-1, 1):
         raise ValueError("a vote is +1 or -1")
     async with db.transaction() as conn:
+        # Two presses at once (two processes on PostgreSQL) take turns.
+        await conn.lock(f"vote:{guild_id}:{user_id}")
         row = await db.fetch_one("SELECT key FROM papers WHERE id = ?", (paper_id,))
         if row is None:
             return None
@@ -70,7 +72,8 @@ async def guild_votes(db: Database, guild_id: int, user_id: int | None = None) -
 async def count_votes(db: Database, guild_id: int, user_id: int) -> tuple[int, int]:
     """(👍, 👎) a reader gave in a server, retired papers included."""
     row = await db.fetch_one(
-        "SELECT coalesce(sum(value > 0), 0), coalesce(sum(value < 0), 0) FROM paper_votes"
+        "SELECT coalesce(sum(CASE WHEN value > 0 THEN 1 ELSE 0 END), 0),"
+        " coalesce(sum(CASE WHEN value < 0 THEN 1 ELSE 0 END), 0) FROM paper_votes"
         " WHERE guild_id = ? AND user_id = ?",
         (guild_id, user_id),
     )
