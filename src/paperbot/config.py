@@ -128,6 +128,8 @@ class CorpusSettings(_Section):
     max_title_chars: StrictInt = Field(default=500, ge=20, le=10_000)
     max_summary_chars: StrictInt = Field(default=5000, ge=100, le=100_000)
     max_entries_per_file: StrictInt = Field(default=5000, ge=1, le=1_000_000)
+    # How often the running bot looks for new or changed pages (0: never).
+    poll_seconds: FiniteFloat = Field(default=60.0, ge=0, le=86_400)
 
 
 class TopicsSettings(_Section):

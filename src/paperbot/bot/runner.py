@@ -127,7 +127,8 @@ def point_discord_at(env: Mapping[str, str]) -> str | None:
 
 
 async def open_app(settings: Settings) -> App:
-    """The App with the database migrated and the configured corpus loaded."""
+    """The App with the database migrated, the configured corpus loaded and
+    the search index and topic matches prepared."""
     app = await App.open(settings)
     try:
         await app.corpus.load(
@@ -139,6 +140,15 @@ async def open_app(settings: Settings) -> App:
             # reverted by an older copy in the folder (both logged as warnings).
             startup=True,
             limits=corpus_limits(settings.corpus),
+        )
+        # Ready means ready: the search index and the topic matches are
+        # prepared (in the worker process) before the bot says so.
+        prepared = await app.prepare()
+        log.info(
+            "prepared for %d papers (search index %s) in %.1fs",
+            prepared.papers,
+            prepared.index_source,
+            prepared.seconds,
         )
     except BaseException:
         await app.close()

@@ -12,7 +12,7 @@ from tqdm import tqdm
 from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail, print_json, with_app
 from paperbot.clock import utc_now
 from paperbot.config import Settings
-from paperbot.services.app import App
+from paperbot.services.app import App, Prepared
 from paperbot.services.corpus import LoadReport, corpus_limits
 from paperbot.services.corpus_files import CorpusPathError, corpus_files
 
@@ -50,17 +50,22 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 allow_shrink=args.allow_shrink,
                 limits=corpus_limits(settings.corpus),
             )
-        print_json(report.as_dict()) if args.json else _print_summary(report)
+        # Ready means ready: the bot started after this load answers at once.
+        prepared = await app.prepare(topics=False)
+        print_json(report.as_dict()) if args.json else _print_summary(report, prepared)
         return EXIT_OK if report.clean else EXIT_PROBLEMS
 
     return with_app(settings, job)
 
 
-def _print_summary(report: LoadReport) -> None:
+def _print_summary(report: LoadReport, prepared: Prepared) -> None:
     print(
         f"{report.files} files, {report.entries} entries: {report.new} new, "
         f"{report.updated} updated, {report.unchanged} unchanged, "
         f"{report.removed} removed, {report.duplicates_merged} duplicates merged"
+    )
+    print(
+        f"search index {prepared.index_source}: {prepared.papers} papers, {prepared.seconds:.1f}s"
     )
     for note in report.notes:
         print(note)

@@ -5,6 +5,7 @@ The bot and the CLI both build one `App`, so they run the same use-cases.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,15 +18,25 @@ from paperbot.services.search import SearchService
 from paperbot.services.state import StateService
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.services.topics import TopicService, load_vocabulary
+from paperbot.services.workers import shutdown_workers
 from paperbot.storage import CorruptDatabase, Database, StorageError
 
-__all__ = ["App", "CorruptDatabase", "StorageError", "open_database"]
+__all__ = ["App", "CorruptDatabase", "Prepared", "StorageError", "open_database"]
 
 
 async def open_database(path: Path) -> Database:
     """The migrated database alone, for tools that build their own services
     (the benchmarks); everything else opens an `App`."""
     return await Database.open(path)
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """What `App.prepare` did: papers indexed, "built" or "stored", seconds."""
+
+    papers: int
+    index_source: str
+    seconds: float
 
 
 @dataclass
@@ -74,9 +85,23 @@ class App:
             library=LibraryService(db),
         )
 
+    async def prepare(self, *, topics: bool = True) -> Prepared:
+        """Make the search index current (stored for the next start) and,
+        with `topics`, prepare the topic matches (kept in memory only), CPU
+        work in the worker process: what "ready" means for the bot, and the
+        end of `paperbot load` (which stores the index)."""
+        start = time.perf_counter()
+        index = await self.search.refresh()
+        if topics:
+            await self.topics.warm()
+        status = self.search.last_status
+        source = status.source if status is not None else "current"
+        return Prepared(index.size, source, time.perf_counter() - start)
+
     async def close(self) -> None:
         """Close the database; a second call does nothing (shutdown paths may overlap)."""
         if self._closed:
             return
         self._closed = True
         await self._db.close()
+        shutdown_workers()

@@ -23,6 +23,7 @@ from paperbot.config import SearchSettings
 from paperbot.core import search as core
 from paperbot.core.models import Paper
 from paperbot.core.search import ParsedQuery, QueryProblem, parse_query
+from paperbot.services.workers import WORKER_THRESHOLD, off_loop
 from paperbot.storage import papers as paper_store
 from paperbot.storage import search_index as index_store
 from paperbot.storage.db import Database, StorageError
@@ -222,14 +223,18 @@ class SearchService:
         # the build's peak does not stack on top of it.
         release_free_memory()
         columns = await index_store.paper_columns(self._db)
-        index = await asyncio.to_thread(
+        size = len(columns.ids)
+        # In a worker process at scale (the build would hold the GIL for
+        # seconds); then the previous index cannot lend it its strings.
+        index = await off_loop(
+            size,
             core.build_index_columns,
             ids=columns.ids,
             titles=columns.titles,
             venues=columns.venues,
             years=columns.years,
             summaries=columns.summaries,
-            previous=self._index,
+            previous=self._index if size < WORKER_THRESHOLD else None,
         )
         del columns
         # Serve the new index at once: the previous one is freed before the

@@ -1,0 +1,55 @@
+"""The corpus grows while the bot runs: a page dropped into the corpus folder
+is found by `/search` within the poll interval (plus the update), with the
+real discord.py client against the fake Discord."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from pathlib import Path
+
+from paperbot.config import BUNDLED_CORPUS, CorpusSettings, Settings
+from tests.e2e.conftest import E2E, StartBot
+from tests.fake_discord import FakeDiscord, FakeUser
+
+POLL_SECONDS = 0.5
+# The poll, the load of one small page and the index rebuild of the bundled corpus.
+WITHIN = POLL_SECONDS + 8.0
+PAGE = (
+    "📚 预训练¶\n\n🧠 NeurIPS2025 · 1 篇论文解读\n\n"
+    "Quasar Lattice Tokenizers: 这篇论文提出类星体格点分词器，用于多语言预训练。\n"
+)
+
+
+def watched_settings(settings: Settings, folder: Path) -> Settings:
+    shutil.copytree(BUNDLED_CORPUS, folder)
+    corpus = CorpusSettings(path=folder, poll_seconds=POLL_SECONDS)
+    return settings.model_copy(update={"corpus": corpus})
+
+
+async def search_titles(e2e: E2E, query: str, user: FakeUser) -> str:
+    result = await e2e.slash("search", query=query, user=user)
+    return " ".join(str(embed.get("title", "")) for embed in result.embeds)
+
+
+async def test_a_page_dropped_into_the_folder_is_found_by_search(
+    start_bot: StartBot, fake_discord: FakeDiscord, e2e_settings: Settings, tmp_path: Path
+) -> None:
+    settings = watched_settings(e2e_settings, tmp_path / "corpus")
+    e2e = E2E(fake_discord, await start_bot(settings))
+    assert "Quasar Lattice" not in await search_titles(e2e, "quasar lattice", e2e.member)
+    (tmp_path / "corpus" / "new-week.txt").write_text(PAGE, encoding="utf-8")
+    dropped = time.monotonic()
+    found_after = None
+    attempt = 0
+    while time.monotonic() - dropped < WITHIN:
+        attempt += 1
+        # A new user each time: the per-user cooldown must not answer instead.
+        titles = await search_titles(e2e, "quasar lattice", FakeUser(name=f"r{attempt}"))
+        if "Quasar Lattice Tokenizers" in titles:
+            found_after = time.monotonic() - dropped
+            break
+        await asyncio.sleep(0.2)
+    assert found_after is not None, f"not found within {WITHIN}s"
+    print(f"\nfound by /search {found_after:.2f}s after the page was dropped")
