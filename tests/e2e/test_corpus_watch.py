@@ -5,13 +5,17 @@ real discord.py client against the fake Discord."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from paperbot.config import BUNDLED_CORPUS, CorpusSettings, Settings
 from tests.e2e.conftest import E2E, StartBot
 from tests.fake_discord import FakeDiscord, FakeUser
+from tests.page_server import PageServer, Served, digest_page
 
 POLL_SECONDS = 0.5
 # The poll, the load of one small page and the index rebuild of the bundled corpus.
@@ -53,3 +57,47 @@ async def test_a_page_dropped_into_the_folder_is_found_by_search(
         await asyncio.sleep(0.2)
     assert found_after is not None, f"not found within {WITHIN}s"
     print(f"\nfound by /search {found_after:.2f}s after the page was dropped")
+
+
+async def wait_for_title(e2e: E2E, query: str, title: str, within: float) -> float | None:
+    """Seconds until `/search query` shows `title`, or None."""
+    start = time.monotonic()
+    attempt = 0
+    while time.monotonic() - start < within:
+        attempt += 1
+        titles = await search_titles(e2e, query, FakeUser(name=f"u{attempt}"))
+        if title in titles:
+            return time.monotonic() - start
+        await asyncio.sleep(0.2)
+    return None
+
+
+async def test_a_page_from_a_url_is_found_and_outlives_its_server(
+    start_bot: StartBot,
+    fake_discord: FakeDiscord,
+    e2e_settings: Settings,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    server = PageServer()
+    server.pages["/icml2026.txt"] = Served(digest_page(["Obsidian Curriculum Distillation"]))
+    await server.start()
+    try:
+        settings = watched_settings(e2e_settings, tmp_path / "corpus")
+        corpus = settings.corpus.model_copy(
+            update={"sources": [server.url("/icml2026.txt")], "sources_poll_seconds": 1.0}
+        )
+        e2e = E2E(fake_discord, await start_bot(settings.model_copy(update={"corpus": corpus})))
+        found = await wait_for_title(e2e, "obsidian curriculum", "Obsidian Curriculum", WITHIN)
+        assert found is not None, "the page from the URL was not found"
+    finally:
+        await server.stop()
+    with caplog.at_level(logging.WARNING, logger="paperbot.services.sources"):
+        for _ in range(40):  # the next fetch (1 s later) fails: logged, not fatal
+            if "keeping its papers" in caplog.text:
+                break
+            await asyncio.sleep(0.2)
+    assert "keeping its papers" in caplog.text
+    again = await wait_for_title(e2e, "obsidian curriculum", "Obsidian Curriculum", 3.0)
+    assert again is not None, "the papers of a source that went away must stay"
+    assert not e2e.bot.is_closed()

@@ -23,6 +23,7 @@ BENCHMARKS = {
     "topics": "paperbot.bench.topics",
     "search": "paperbot.bench.search",
     "quality": "paperbot.bench.quality",
+    "coldstart": "paperbot.bench.coldstart",
 }
 
 

@@ -15,13 +15,16 @@ from paperbot.config import Settings
 from paperbot.services.app import App, Prepared
 from paperbot.services.corpus import LoadReport, corpus_limits
 from paperbot.services.corpus_files import CorpusPathError, corpus_files
+from paperbot.services.sources import fetch_sources, is_url
 
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
-        "load", help="load digest files or folders (default: the configured corpus)"
+        "load",
+        help="load digest files, folders or http(s) URLs of pages or feeds "
+        "(default: the configured corpus)",
     )
-    parser.add_argument("paths", nargs="*", type=Path, metavar="PATH")
+    parser.add_argument("paths", nargs="*", metavar="PATH_OR_URL")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     parser.add_argument(
         "--allow-shrink",
@@ -33,17 +36,25 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    paths: list[Path] = args.paths or [settings.corpus.path]
+    urls = [p for p in args.paths if is_url(p)]
+    paths = [Path(p) for p in args.paths if not is_url(p)]
+    if not args.paths:
+        paths = [settings.corpus.path]
     try:
         total = len(corpus_files(paths))
     except CorpusPathError as exc:
         return fail(str(exc), EXIT_USAGE)
 
     async def job(app: App) -> int:
+        fetched, failures = await fetch_sources(app, urls) if urls else ([], [])
+        for failure in failures:
+            print(f"cannot fetch {failure}", file=sys.stderr)
+        if not paths and not fetched:
+            return EXIT_PROBLEMS
         show_bar = sys.stderr.isatty() and not args.json
         with tqdm(total=total, unit="file", disable=not show_bar, file=sys.stderr) as bar:
             report = await app.corpus.load(
-                paths,
+                [*paths, *fetched],
                 default_area=settings.corpus.default_area,
                 now=utc_now(),
                 progress=lambda _path: bar.update(),
@@ -53,7 +64,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         # Ready means ready: the bot started after this load answers at once.
         prepared = await app.prepare(topics=False)
         print_json(report.as_dict()) if args.json else _print_summary(report, prepared)
-        return EXIT_OK if report.clean else EXIT_PROBLEMS
+        return EXIT_OK if report.clean and not failures else EXIT_PROBLEMS
 
     return with_app(settings, job)
 

@@ -37,6 +37,7 @@ class Prepared:
     papers: int
     index_source: str
     seconds: float
+    index_seconds: float = 0.0
 
 
 @dataclass
@@ -92,11 +93,12 @@ class App:
         end of `paperbot load` (which stores the index)."""
         start = time.perf_counter()
         index = await self.search.refresh()
+        index_seconds = time.perf_counter() - start
         if topics:
             await self.topics.warm()
         status = self.search.last_status
         source = status.source if status is not None else "current"
-        return Prepared(index.size, source, time.perf_counter() - start)
+        return Prepared(index.size, source, time.perf_counter() - start, index_seconds)
 
     async def close(self) -> None:
         """Close the database; a second call does nothing (shutdown paths may overlap)."""

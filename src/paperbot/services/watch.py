@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from paperbot.services.corpus import LoadReport, corpus_limits
 from paperbot.services.corpus_files import CorpusPathError, corpus_files
+from paperbot.services.sources import load_sources
 from paperbot.storage.db import StorageError
 
 if TYPE_CHECKING:
@@ -57,18 +58,12 @@ class PollResult:
 class CorpusWatcher:
     """Polls `corpus.path` every `corpus.poll_seconds` (0: never)."""
 
-    def __init__(
-        self,
-        app: App,
-        clock: Callable[[], datetime],
-        *,
-        extra_polls: Sequence[Callable[[], Awaitable[object]]] = (),
-    ) -> None:
+    def __init__(self, app: App, clock: Callable[[], datetime]) -> None:
         self._app = app
         self._clock = clock
-        self._extra = tuple(extra_polls)
         self._listing: Listing | None = None
         self._version: int | None = None
+        self._sources_due = 0.0  # loop time of the next fetch of corpus.sources
 
     @property
     def interval(self) -> float:
@@ -96,11 +91,10 @@ class CorpusWatcher:
                 log.exception("corpus watch failed; trying again in %gs", self.interval)
 
     async def poll(self) -> PollResult:
-        """Load the folder if it changed, run the extra polls (URL sources),
-        then follow any change of the corpus version."""
+        """Load the folder if it changed and the URL sources when due, then
+        follow any change of the corpus version."""
         report = await self._load_folder_if_changed()
-        for extra in self._extra:
-            await extra()
+        await self._load_sources_if_due()
         version = await self._app.corpus.version()
         changed = self._version is not None and version != self._version
         if changed:
@@ -137,6 +131,18 @@ class CorpusWatcher:
         for problem in report.problems:
             log.warning("corpus watch: %s", problem)
         return report
+
+    async def _load_sources_if_due(self) -> None:
+        """Fetch `corpus.sources` every `corpus.sources_poll_seconds`; a
+        source that fails is logged by the fetcher and tried next time."""
+        settings = self._app.settings.corpus
+        now = asyncio.get_running_loop().time()
+        if not settings.sources or now < self._sources_due:
+            return
+        self._sources_due = now + settings.sources_poll_seconds
+        report = await load_sources(self._app, settings.sources, now=self._clock())
+        if report is not None and _changes(report):
+            log.info("corpus sources: %s", describe(report))
 
     def _try_listing(self) -> Listing | None:
         try:

@@ -25,6 +25,8 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+
+__all__ = ["WORKER_THRESHOLD", "BrokenProcessPool", "in_worker", "off_loop", "shutdown_workers"]
 from typing import ParamSpec, TypeVar
 
 log = logging.getLogger(__name__)
