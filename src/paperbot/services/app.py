@@ -105,5 +105,6 @@ class App:
         if self._closed:
             return
         self._closed = True
+        await self.search.flush()
         await self._db.close()
         shutdown_workers()
