@@ -13,11 +13,14 @@ from pathlib import Path
 import pytest
 
 from paperbot.config import BUNDLED_CORPUS, CorpusSettings, Settings
+from paperbot.services import workers
 from tests.e2e.conftest import E2E, StartBot
+from tests.e2e.test_load import DEADLINE, QUERIES, ack_seconds, summary
 from tests.fake_discord import FakeDiscord, FakeUser
 from tests.page_server import PageServer, Served, digest_page
 
 POLL_SECONDS = 0.5
+BURST = 40
 # The poll, the load of one small page and the index rebuild of the bundled corpus.
 WITHIN = POLL_SECONDS + 8.0
 PAGE = (
@@ -101,3 +104,41 @@ async def test_a_page_from_a_url_is_found_and_outlives_its_server(
     again = await wait_for_title(e2e, "obsidian curriculum", "Obsidian Curriculum", 3.0)
     assert again is not None, "the papers of a source that went away must stay"
     assert not e2e.bot.is_closed()
+
+
+async def test_searches_during_a_page_arriving_are_all_acknowledged(
+    start_bot: StartBot,
+    fake_discord: FakeDiscord,
+    e2e_settings: Settings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every build in the worker process, as at scale.
+    monkeypatch.setattr(workers, "WORKER_THRESHOLD", 1)
+    settings = watched_settings(e2e_settings, tmp_path / "corpus")
+    e2e = E2E(fake_discord, await start_bot(settings))
+    fake_discord.ack_deadline = DEADLINE
+    (tmp_path / "corpus" / "new-week.txt").write_text(PAGE, encoding="utf-8")
+    await asyncio.sleep(POLL_SECONDS)  # the watcher is loading and rebuilding now
+    # Fewer than the 200 of test_load.py: the point is the state (a load and a
+    # rebuild under way), and the shared test machine is slow enough already.
+    users = [FakeUser(name=f"reader{i}") for i in range(BURST // 5)]
+    results = [
+        await e2e.fake.slash(
+            "search",
+            user=users[i % len(users)],
+            guild=e2e.guild,
+            wait=False,
+            query=QUERIES[i % len(QUERIES)],
+        )
+        for i in range(BURST)
+    ]
+    await asyncio.gather(*(e2e.fake.wait_answered(r, within=30) for r in results))
+    acks = ack_seconds(results)
+    print("\n" + summary("/search while a page arrives", acks))
+    assert len(acks) == BURST
+    assert acks[-1] <= DEADLINE
+    texts = [r.text() for r in results]
+    assert not any("error id" in t for t in texts)
+    found = await wait_for_title(e2e, "quasar lattice", "Quasar Lattice Tokenizers", WITHIN)
+    assert found is not None
