@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from paperbot.cli import main
-from tests.page_server import PageServer, Served, digest_page, served_in_thread
+from tests.support.page_server import PageServer, Served, digest_page, served_in_thread
 
 
 @pytest.fixture(autouse=True)

@@ -14,10 +14,10 @@ import pytest
 
 from paperbot.config import BUNDLED_CORPUS, CorpusSettings, Settings
 from paperbot.services import workers
-from tests.e2e.conftest import E2E, StartBot
 from tests.e2e.test_load import DEADLINE, QUERIES, ack_seconds, summary
 from tests.fake_discord import FakeDiscord, FakeUser
-from tests.page_server import PageServer, Served, digest_page
+from tests.support.e2e import E2E, StartBot
+from tests.support.page_server import PageServer, Served, digest_page
 
 POLL_SECONDS = 0.5
 BURST = 40

@@ -10,7 +10,7 @@ import pytest
 
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.services.app import App
-from tests.conftest import FIXED_NOW, settings_for
+from tests.support.app import FIXED_NOW, settings_for
 
 # 5,000 + 1%: no character crosses the common threshold (checked), so the
 # append applies (when one does, a full build is the right answer).

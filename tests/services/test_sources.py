@@ -13,8 +13,8 @@ from paperbot.config import CorpusSettings
 from paperbot.services import sources
 from paperbot.services.app import App
 from paperbot.services.sources import feed_links, load_sources, page_file_name
-from tests.conftest import FIXED_NOW, settings_for
-from tests.page_server import PageServer, Served, atom_feed, digest_page, rss_feed
+from tests.support.app import FIXED_NOW, settings_for
+from tests.support.page_server import PageServer, Served, atom_feed, digest_page, rss_feed
 
 
 @pytest.fixture

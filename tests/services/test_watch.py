@@ -14,7 +14,7 @@ import pytest
 from paperbot.config import BUNDLED_CORPUS, CorpusSettings
 from paperbot.services.app import App
 from paperbot.services.watch import CorpusWatcher, folder_listing, listing_diff
-from tests.conftest import FIXED_NOW, settings_for
+from tests.support.app import FIXED_NOW, settings_for
 
 HEADER = "📚 预训练¶\n\n🧠 NeurIPS2025 · {n} 篇论文解读\n\n"
 

@@ -11,7 +11,7 @@ import pytest
 
 from paperbot.services import workers
 from paperbot.services.app import App
-from tests.conftest import FIXED_NOW, settings_for
+from tests.support.app import FIXED_NOW, settings_for
 
 QUERIES = ("speculative decoding", "数据去重", "shampo optimizer", "MoE 路由", "ＱＬｏＲＡ")
 
