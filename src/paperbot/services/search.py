@@ -240,6 +240,9 @@ class SearchService:
         last_id = int(index.ids[-1])
         if await index_store.papers_up_to(self._db, last_id) != mark:
             return None
+        # As before a full build: the load's freed heap goes back first, so
+        # the append's peak does not stack on top of it.
+        release_free_memory()
         columns = await index_store.paper_columns(self._db, after_id=last_id)
         # A thread: the work is the new papers' (small), and the index
         # itself would cost more to send to a process than to extend here.
