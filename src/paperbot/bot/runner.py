@@ -128,7 +128,7 @@ def point_discord_at(env: Mapping[str, str]) -> str | None:
 
 async def open_app(settings: Settings) -> App:
     """The App with the database migrated, the configured corpus loaded and
-    the search index and topic matches prepared."""
+    the search index current."""
     app = await App.open(settings)
     try:
         await app.corpus.load(
@@ -141,9 +141,12 @@ async def open_app(settings: Settings) -> App:
             startup=True,
             limits=corpus_limits(settings.corpus),
         )
-        # Ready means ready: the search index and the topic matches are
-        # prepared (in the worker process) before the bot says so.
-        prepared = await app.prepare()
+        # Ready means ready: the search index is current (built in the
+        # worker process if it must be) before the bot says so. The topic
+        # matches follow in the background (the subscriptions cog's warm-up,
+        # also in the worker): at 100,000 papers they take longer than the
+        # index, and commands that need them say "thinking" meanwhile.
+        prepared = await app.prepare(topics=False)
         log.info(
             "prepared for %d papers (search index %s) in %.1fs",
             prepared.papers,
