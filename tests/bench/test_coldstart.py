@@ -45,4 +45,6 @@ async def test_a_small_cold_start_is_ready_and_finds_results() -> None:
     assert result["fresh_index"] == "built"
     assert result["restart_index"] == "stored"
     assert result["fresh_first_result_hits"] > 0
-    assert result["restart_ready_s"] > result["import_floor_s"]
+    assert result["restart_first_result_s"] >= result["restart_ready_s"] > 0
+    assert result["fresh_new_papers"] == 300
+    assert result["restart_new_papers"] == 0
