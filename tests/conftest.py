@@ -11,10 +11,12 @@ import pytest
 
 from paperbot.config import BUNDLED_CORPUS
 from paperbot.services.app import App
+from paperbot.storage import open_database
 from paperbot.storage.db import Database
 from tests.support import corpus
 from tests.support.app import REPO, settings_for
 from tests.support.corpus import LoadPages
+from tests.support.postgres import fresh_schema, postgres_url
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -56,9 +58,28 @@ def bundled_corpus() -> Path:
     return BUNDLED_CORPUS
 
 
+#: Every test taking `db` (or `loaded_db`) runs on each backend: a store whose
+#: SQL only works on SQLite fails here as soon as PostgreSQL is available.
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=BACKENDS)
+async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
+    """A fresh, migrated database: a file in tmp_path, or a new PostgreSQL schema."""
+    if request.param == "sqlite":
+        database = await Database.open(tmp_path / "paperbot.sqlite3")
+        yield database
+        await database.close()
+        return
+    async with fresh_schema(postgres_url()) as url:
+        store = await open_database(url)
+        yield store  # type: ignore[misc]  # the protocol, standing in for the SQLite class
+        await store.close()
+
+
 @pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    """A fresh, migrated database file in tmp_path."""
+async def sqlite_db(tmp_path: Path) -> AsyncIterator[Database]:
+    """A fresh SQLite file, for tests of SQLite itself (pragmas, file faults)."""
     database = await Database.open(tmp_path / "paperbot.sqlite3")
     yield database
     await database.close()
@@ -69,6 +90,14 @@ def load_pages() -> LoadPages:
     """`await load_pages(db_or_app, *paths, allow_shrink=..., ...)`: a corpus load
     as tests do it (default area 预训练, at FIXED_NOW)."""
     return corpus.load_pages
+
+
+@pytest.fixture
+async def sqlite_loaded_db(
+    sqlite_db: Database, bundled_corpus: Path, load_pages: LoadPages
+) -> Database:
+    await load_pages(sqlite_db, bundled_corpus)
+    return sqlite_db
 
 
 @pytest.fixture

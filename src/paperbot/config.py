@@ -26,7 +26,10 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    model_validator,
 )
+
+from paperbot.core.shards import ShardSet, parse_shard_ids
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +48,8 @@ ENV_CORPUS = "PAPERBOT_CORPUS"
 ENV_CONFIG = "PAPERBOT_CONFIG"
 ENV_SYNC_GUILD = "PAPERBOT_SYNC_GUILD"
 ENV_LOG_LEVEL = "PAPERBOT_LOG_LEVEL"
+ENV_SHARDS = "PAPERBOT_SHARDS"
+ENV_SHARD_COUNT = "PAPERBOT_SHARD_COUNT"
 
 
 class ConfigError(Exception):
@@ -117,11 +122,24 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _postgres_url(url: str) -> str:
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise ValueError("must be a postgresql://user@host:port/database URL")
+    return url
+
+
 class DatabaseSettings(_Section):
-    # The search index is stored in this database too.
+    # The SQLite file (the default backend); the search index is stored in it too.
     path: Path = Field(default_factory=default_database)
+    # A PostgreSQL URL instead: several processes share that database.
+    url: Annotated[str, AfterValidator(_postgres_url)] | None = None
     # How long a write waits (retrying with backoff) for a lock another process holds.
     lock_wait_seconds: FiniteFloat = Field(default=30.0, ge=0, le=600)
+
+    @property
+    def target(self) -> str | Path:
+        """What `storage.open_database` opens: the URL when set, else the file."""
+        return self.url if self.url is not None else self.path
 
 
 class CorpusSettings(_Section):
@@ -163,6 +181,25 @@ class BotSettings(_Section):
     sync_guild: StrictInt | None = Field(default=None, gt=0, le=SNOWFLAKE_MAX)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     shutdown_grace_seconds: FiniteFloat = Field(default=5.0, ge=0, le=9)
+    # Several processes (README, "Scaling out"): this one runs `shards` out of
+    # `shard_count`; unset, one process runs every shard Discord asks for.
+    shards: list[Annotated[int, Field(strict=True, ge=0)]] | None = None
+    shard_count: StrictInt | None = Field(default=None, ge=1, le=100_000)
+
+    @model_validator(mode="after")
+    def _shards_fit(self) -> BotSettings:
+        if (self.shards is None) != (self.shard_count is None):
+            raise ValueError("set both bot.shards and bot.shard_count, or neither")
+        if self.shards is not None and self.shard_count is not None:
+            ShardSet(tuple(self.shards), self.shard_count)  # raises with the reason
+        return self
+
+    @property
+    def shard_set(self) -> ShardSet:
+        """The shards this process owns (all of one shard when unset)."""
+        if self.shards is None or self.shard_count is None:
+            return ShardSet()
+        return ShardSet(tuple(self.shards), self.shard_count)
 
 
 class Settings(_Section):
@@ -237,6 +274,8 @@ def _apply_env(raw: dict[str, Any], env: Mapping[str, str]) -> None:
         value = env.get(name, "").strip()
         if value:
             raw.setdefault(section, {})[key] = value
+    _database_url(raw, env.get(ENV_DB, "").strip())
+    _shards_from_env(raw, env)
     # Environment values are text; the guild id is the one number among them.
     guild = raw.get("bot", {}).get("sync_guild")
     from_env = bool(env.get(ENV_SYNC_GUILD, "").strip())
@@ -244,11 +283,43 @@ def _apply_env(raw: dict[str, Any], env: Mapping[str, str]) -> None:
         raw["bot"]["sync_guild"] = int(guild)
 
 
+def _shards_from_env(raw: dict[str, Any], env: Mapping[str, str]) -> None:
+    """PAPERBOT_SHARDS=0,1 (or 0-3) and PAPERBOT_SHARD_COUNT=4."""
+    bot = raw.setdefault("bot", {})
+    if env.get(ENV_SHARDS, "").strip():
+        try:
+            bot["shards"] = list(parse_shard_ids(env[ENV_SHARDS]))
+        except ValueError as exc:
+            raise ConfigError(f"bot.shards: {exc} (from {ENV_SHARDS})") from None
+    count = env.get(ENV_SHARD_COUNT, "").strip()
+    if count:
+        if not count.isdigit():
+            raise ConfigError(
+                f"bot.shard_count: {count!r} is not a number (from {ENV_SHARD_COUNT})"
+            )
+        bot["shard_count"] = int(count)
+
+
+def _database_url(raw: dict[str, Any], value: str) -> None:
+    """PAPERBOT_DB is a file path, `sqlite:///path`, or a PostgreSQL URL."""
+    database = raw.get("database", {})
+    if value.startswith(("postgresql://", "postgres://")):
+        database.pop("path", None)
+        database["url"] = value
+    elif value:
+        database.pop("url", None)  # the environment's file wins over the file's URL
+        if value.startswith("sqlite:///"):
+            database["path"] = value.removeprefix("sqlite:///")
+
+
 _ENV_FOR_KEY = {
+    "database.url": ENV_DB,
     "database.path": ENV_DB,
     "corpus.path": ENV_CORPUS,
     "bot.sync_guild": ENV_SYNC_GUILD,
     "bot.log_level": ENV_LOG_LEVEL,
+    "bot.shards": ENV_SHARDS,
+    "bot.shard_count": ENV_SHARD_COUNT,
 }
 
 

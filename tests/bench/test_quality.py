@@ -87,3 +87,16 @@ def test_the_judged_data_ships_inside_the_package() -> None:
     judged = Path(paperbot.__file__).parent / "data" / "judged"
     assert (judged / "topics.toml").is_file()
     assert (judged / "queries.toml").is_file()
+
+
+def test_the_held_out_set_is_reported_apart_beside_its_baseline(report: dict[str, Any]) -> None:
+    from paperbot.bench.judged import HELD_OUT_QUERIES_FILE, HELD_OUT_TOPICS_FILE
+
+    held = report["held_out"]
+    topics = load_judged_topics(HELD_OUT_TOPICS_FILE)
+    assert [r["query"] for r in held["topics"]["per_topic"]] == [t.query for t in topics]
+    assert held["judged_queries"] == len(load_judged_queries(HELD_OUT_QUERIES_FILE))
+    assert all(_is_ratio(held["topics"]["overall"][m]) for m in TOPIC_METRICS)
+    assert all(_is_ratio(held["search"]["overall"][m]) for m in SEARCH_METRICS)
+    table = render(report)
+    assert table.index("== tuned set") < table.index("== held-out set")

@@ -112,7 +112,7 @@ async def test_gather_reads_the_store_and_the_digest_service(loaded_db: Database
         topics=SimpleNamespace(vocabulary=[1, 2, 3]),
         digest=Digest(),
     )
-    cog = About(MockBot(app=app))  # type: ignore[arg-type]
+    cog = About(MockBot(app=app))
     now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
     info = await cog.gather(1, now)
     assert info.papers > 100

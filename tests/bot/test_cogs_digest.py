@@ -21,6 +21,7 @@ from paperbot.core.digest import TopicDemand
 from paperbot.services.digest import DigestService
 from paperbot.storage import papers
 from paperbot.storage.db import Database
+from tests.support.commands import complete, invoke
 from tests.support.digest import FakeDiscord, ensure_digest_schema
 from tests.support.discord_mocks import (
     BOT_PERMISSIONS,
@@ -76,7 +77,7 @@ def reply(interaction: MockInteraction) -> dict[str, Any]:
 
 async def run_setup(cog: Digest, interaction: MockInteraction, **options: Any) -> None:
     channel = options.pop("channel", None) or MockTextChannel(guild=interaction.guild)
-    await cog.setup.callback(cog, interaction, channel=channel, **options)
+    await invoke(cog.setup, interaction, channel=channel, **options)
 
 
 async def test_setup_stores_confirms_with_discord_timestamps(cog: Digest, guild: MockGuild) -> None:
@@ -164,7 +165,7 @@ def test_the_group_is_guild_only(cog: Digest) -> None:
 async def test_off_stops_and_keeps_settings(cog: Digest, guild: MockGuild) -> None:
     await run_setup(cog, admin(guild), time="09:00")
     interaction = admin(guild)
-    await cog.off.callback(cog, interaction)
+    await invoke(cog.off, interaction)
     assert "off" in reply(interaction)["content"]
     stored = await cog.service.get_settings(guild.id)
     assert stored is not None
@@ -173,7 +174,7 @@ async def test_off_stops_and_keeps_settings(cog: Digest, guild: MockGuild) -> No
 
 async def test_off_without_setup_is_a_clear_error(cog: Digest, guild: MockGuild) -> None:
     with pytest.raises(UserError, match="/digest setup"):
-        await cog.off.callback(cog, admin(guild))
+        await invoke(cog.off, admin(guild))
 
 
 async def test_now_posts_into_the_configured_channel(
@@ -184,7 +185,7 @@ async def test_now_posts_into_the_configured_channel(
     fake = FakeDiscord(now=NOW)
     monkeypatch.setattr(cog, "transport", lambda: fake)
     interaction = admin(guild)
-    await cog.now.callback(cog, interaction)
+    await invoke(cog.now, interaction)
     interaction.response.defer.assert_awaited_once_with(ephemeral=True, thinking=True)
     [sent] = fake.in_channel(channel.id)
     assert len(sent.message.embeds) == 3
@@ -203,14 +204,14 @@ async def test_now_reports_a_lost_channel(
     fake.gone.add(channel.id)
     monkeypatch.setattr(cog, "transport", lambda: fake)
     interaction = admin(guild)
-    await cog.now.callback(cog, interaction)
+    await invoke(cog.now, interaction)
     assert "no longer exists" in reply(interaction)["content"]
 
 
 async def test_preview_is_ephemeral_and_pings_nobody(cog: Digest, guild: MockGuild) -> None:
     await run_setup(cog, admin(guild), time="09:00", count=4)
     interaction = member(guild)
-    await cog.preview.callback(cog, interaction)
+    await invoke(cog.preview, interaction)
     sent = reply(interaction)
     assert sent["ephemeral"] is True
     assert len(sent["embeds"]) == 4
@@ -227,23 +228,23 @@ async def test_admins_are_told_about_a_failed_post_once(cog: Digest, guild: Mock
     await store.record_failure(cog.service.db, guild.id, "The digest of 2026-11-30 failed", NOW)
     # A plain member does not see (or clear) it.
     plain = member(guild)
-    await cog.preview.callback(cog, plain)
+    await invoke(cog.preview, plain)
     assert "⚠️" not in reply(plain)["content"]
     first = admin(guild)
-    await cog.preview.callback(cog, first)
+    await invoke(cog.preview, first)
     assert reply(first)["content"].startswith("⚠️ The digest of 2026-11-30 failed")
     second = admin(guild)
-    await cog.preview.callback(cog, second)
+    await invoke(cog.preview, second)
     assert "⚠️" not in reply(second)["content"]
 
 
 async def test_timezone_autocomplete(cog: Digest, guild: MockGuild) -> None:
-    choices = await cog.timezone_autocomplete(admin(guild), "shang")
+    choices = await complete(Digest.timezone_autocomplete, cog, admin(guild), "shang")
     assert choices[0].value == "Asia/Shanghai"
-    first = await cog.timezone_autocomplete(admin(guild), "")
+    first = await complete(Digest.timezone_autocomplete, cog, admin(guild), "")
     assert len(first) <= 25
     assert first[0].value == cog.service.settings.digest.default_timezone
-    assert len(await cog.timezone_autocomplete(admin(guild), "a")) == 25
+    assert len(await complete(Digest.timezone_autocomplete, cog, admin(guild), "a")) == 25
 
 
 def test_every_description_has_a_chinese_translation() -> None:

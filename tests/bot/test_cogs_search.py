@@ -22,6 +22,7 @@ from paperbot.core import limits
 from paperbot.core.search_render import ResultItem, ResultPages
 from paperbot.services.app import App
 from tests.support.app import settings_for
+from tests.support.commands import complete, invoke
 from tests.support.corpus import LoadPages
 from tests.support.discord_mocks import MockBot, MockInteraction
 
@@ -42,11 +43,11 @@ def bot(app: App) -> MockBot:
 
 @pytest.fixture
 def cog(bot: MockBot) -> Search:
-    return Search(bot)  # type: ignore[arg-type]
+    return Search(bot)
 
 
 async def run(cog: Search, interaction: Any, query: str, **options: Any) -> None:
-    await cog.search.callback(cog, interaction, query=query, **options)
+    await invoke(cog.search, interaction, query=query, **options)
 
 
 def sent(interaction: Any) -> dict[str, Any]:
@@ -173,13 +174,13 @@ def _fields(template: str) -> list[str]:
 
 async def test_venue_autocomplete(cog: Search, bot: MockBot) -> None:
     interaction = MockInteraction(client=bot)
-    choices = await cog.venue_autocomplete(interaction, "neur")
+    choices = await complete(Search.venue_autocomplete, cog, interaction, "neur")
     assert [c.value for c in choices] == ["NeurIPS"]
     assert "papers" in choices[0].name
-    everything = await cog.venue_autocomplete(interaction, "")
+    everything = await complete(Search.venue_autocomplete, cog, interaction, "")
     assert {c.value for c in everything} == {"ICLR", "ICML", "NeurIPS"}
     assert all(len(c.name) <= limits.CHOICE_NAME_MAX for c in everything)
-    assert await cog.venue_autocomplete(interaction, "x" * 100) == []
+    assert await complete(Search.venue_autocomplete, cog, interaction, "x" * 100) == []
 
 
 async def test_cooldown_comes_from_settings(cog: Search, bot: MockBot) -> None:
@@ -191,9 +192,9 @@ async def test_cooldown_comes_from_settings(cog: Search, bot: MockBot) -> None:
     assert checks, "the command must carry the cooldown check"
     # The check itself raises CommandOnCooldown once the rate is spent.
     for _ in range(2):
-        assert await checks[0](interaction)
+        assert await discord.utils.maybe_coroutine(checks[0], interaction)
     with pytest.raises(app_commands.CommandOnCooldown):
-        await checks[0](interaction)
+        await discord.utils.maybe_coroutine(checks[0], interaction)
 
 
 async def test_cog_load_warms_the_index(cog: Search, bot: MockBot) -> None:

@@ -13,6 +13,7 @@ from paperbot.bot.cogs.search import Search
 from paperbot.config import BUNDLED_CORPUS, SearchSettings
 from paperbot.services.app import App
 from tests.support.app import settings_for
+from tests.support.commands import invoke
 from tests.support.corpus import LoadPages
 from tests.support.discord_mocks import MockBot, MockInteraction
 
@@ -33,7 +34,7 @@ async def test_a_search_arriving_while_another_decides_defers_at_once(
     is current, a second one must not wait on that too: it defers first."""
     await app.search.refresh()
     bot = MockBot(app=app)
-    cog = Search(bot)  # type: ignore[arg-type]
+    cog = Search(bot)
     database_busy = asyncio.Event()
     real_is_current = app.search.is_current
 
@@ -45,7 +46,7 @@ async def test_a_search_arriving_while_another_decides_defers_at_once(
     first, second = MockInteraction(client=bot), MockInteraction(client=bot)
 
     async def run(interaction: Any, query: str) -> None:
-        await cog.search.callback(cog, interaction, query=query)
+        await invoke(cog.search, interaction, query=query)
 
     one = asyncio.create_task(run(first, "diffusion"))
     await asyncio.sleep(0)

@@ -16,6 +16,7 @@ from paperbot.core import limits
 from paperbot.services.app import App
 from paperbot.services.subscriptions import MAX_PER_USER
 from tests.support.app import FIXED_NOW
+from tests.support.commands import complete, invoke
 from tests.support.discord_mocks import MockBot, MockGuild, MockInteraction, MockMember
 
 
@@ -31,7 +32,7 @@ def bot(app: App) -> MockBot:
 
 @pytest.fixture
 def cog(bot: MockBot) -> Subscriptions:
-    return Subscriptions(bot)  # type: ignore[arg-type]
+    return Subscriptions(bot)
 
 
 def interaction_in(bot: MockBot, guild: Any = None, user: Any = None, **kwargs: Any) -> Any:
@@ -65,7 +66,7 @@ def assert_private_and_silent(kwargs: dict[str, Any]) -> None:
 
 
 async def subscribe(cog: Subscriptions, interaction: Any, topic: str) -> dict[str, Any]:
-    await cog.subscribe.callback(cog, interaction, topic=topic)  # type: ignore[arg-type]
+    await invoke(cog.subscribe, interaction, topic=topic)
     return reply(interaction)
 
 
@@ -137,7 +138,7 @@ async def test_unusable_topic_is_a_user_error(
 ) -> None:
     interaction = interaction_in(bot)
     with pytest.raises(UserError, match=message):
-        await cog.subscribe.callback(cog, interaction, topic=topic)  # type: ignore[arg-type]
+        await invoke(cog.subscribe, interaction, topic=topic)
 
 
 async def test_limit_is_a_clear_user_error(cog: Subscriptions, bot: MockBot) -> None:
@@ -146,9 +147,7 @@ async def test_limit_is_a_clear_user_error(cog: Subscriptions, bot: MockBot) -> 
     for i in range(MAX_PER_USER):
         await bot.app.subscriptions.subscribe(guild.id, user.id, f"kw{i}", FIXED_NOW)
     with pytest.raises(UserError, match="already follow 25 topics in this server"):
-        await cog.subscribe.callback(  # type: ignore[arg-type]
-            cog, interaction_in(bot, guild, user), topic="tokenization"
-        )
+        await invoke(cog.subscribe, interaction_in(bot, guild, user), topic="tokenization")
 
 
 async def test_errors_in_chinese(cog: Subscriptions, bot: MockBot) -> None:
@@ -157,7 +156,7 @@ async def test_errors_in_chinese(cog: Subscriptions, bot: MockBot) -> None:
     bot.tree.translator = translator
     interaction = interaction_in(bot, locale=discord.Locale.chinese)
     with pytest.raises(UserError, match="主题最多 100 个字符；你输入了 120 个。"):
-        await cog.subscribe.callback(cog, interaction, topic="y" * 120)  # type: ignore[arg-type]
+        await invoke(cog.subscribe, interaction, topic="y" * 120)
     kwargs = await subscribe(cog, interaction_in(bot, locale=discord.Locale.chinese), "分词")
     assert "已订阅 **Tokenization · 分词**。" in text_of(kwargs)
 
@@ -167,12 +166,12 @@ async def test_unsubscribe(cog: Subscriptions, bot: MockBot) -> None:
     user = MockMember(guild=guild)
     await subscribe(cog, interaction_in(bot, guild, user), "scaling laws")
     interaction = interaction_in(bot, guild, user)
-    await cog.unsubscribe.callback(cog, interaction, topic="scaling-laws")  # type: ignore[arg-type]
+    await invoke(cog.unsubscribe, interaction, topic="scaling-laws")
     kwargs = reply(interaction)
     assert_private_and_silent(kwargs)
     assert "Unsubscribed from **Scaling laws · 缩放定律**." in text_of(kwargs)
     again = interaction_in(bot, guild, user)
-    await cog.unsubscribe.callback(cog, again, topic="scaling-laws")  # type: ignore[arg-type]
+    await invoke(cog.unsubscribe, again, topic="scaling-laws")
     assert "You don't follow **Scaling laws · 缩放定律** in this server" in text_of(reply(again))
 
 
@@ -186,7 +185,7 @@ async def test_subscriptions_lists_only_this_users_topics_in_this_server(
     await subscribe(cog, interaction_in(bot, other_guild, MockMember(guild=other_guild)), "DPO")
     await subscribe(cog, interaction_in(bot, guild, MockMember(guild=guild)), "quantization")
     interaction = interaction_in(bot, guild, user)
-    await cog.subscriptions.callback(cog, interaction)  # type: ignore[arg-type]
+    await invoke(cog.subscriptions, interaction)
     kwargs = reply(interaction)
     assert_private_and_silent(kwargs)
     [embed] = kwargs["embeds"]
@@ -201,7 +200,7 @@ async def test_subscriptions_lists_only_this_users_topics_in_this_server(
 
 async def test_subscriptions_when_empty(cog: Subscriptions, bot: MockBot) -> None:
     interaction = interaction_in(bot)
-    await cog.subscriptions.callback(cog, interaction)  # type: ignore[arg-type]
+    await invoke(cog.subscriptions, interaction)
     assert "You don't follow any topics in this server yet" in text_of(reply(interaction))
 
 
@@ -211,7 +210,7 @@ async def test_full_list_fits_discord_limits(cog: Subscriptions, bot: MockBot) -
     for i in range(MAX_PER_USER):
         await bot.app.subscriptions.subscribe(guild.id, user.id, f"{'k' * 95} {i}", FIXED_NOW)
     interaction = interaction_in(bot, guild, user)
-    await cog.subscriptions.callback(cog, interaction)  # type: ignore[arg-type]
+    await invoke(cog.subscriptions, interaction)
     [embed] = reply(interaction)["embeds"]
     assert len(embed.description) <= limits.EMBED_DESCRIPTION_MAX
     assert len(embed) <= limits.EMBED_TOTAL_MAX
@@ -228,7 +227,7 @@ async def test_commands_are_guild_only(cog: Subscriptions) -> None:
 async def test_dm_call_is_refused_even_if_discord_sent_it(cog: Subscriptions, bot: MockBot) -> None:
     interaction = MockInteraction.in_dm(client=bot)
     with pytest.raises(app_commands.NoPrivateMessage):
-        await cog.subscriptions.callback(cog, interaction)  # type: ignore[arg-type]
+        await invoke(cog.subscriptions, interaction)
 
 
 def assert_choices(choices: list[app_commands.Choice[str]]) -> None:
@@ -255,7 +254,7 @@ async def test_subscribe_autocomplete(
     cog: Subscriptions, bot: MockBot, current: str, first: str | None
 ) -> None:
     interaction = interaction_in(bot, type=discord.InteractionType.autocomplete)
-    choices = await cog.subscribe_autocomplete(interaction, current)
+    choices = await complete(Subscriptions.subscribe_autocomplete, cog, interaction, current)
     if current.startswith("x"):
         assert all("keyword" not in c.name for c in choices)
         return
@@ -273,10 +272,17 @@ async def test_unsubscribe_autocomplete_offers_only_own_topics_here(
     await bot.app.subscriptions.subscribe(guild.id, alice.id, "Toeplitz", FIXED_NOW)
     await bot.app.subscriptions.subscribe(guild.id, bob.id, "tokenization", FIXED_NOW)
     await bot.app.subscriptions.subscribe(MockGuild().id, alice.id, "DPO", FIXED_NOW)
-    choices = await cog.unsubscribe_autocomplete(interaction_in(bot, guild, alice), "")
+    choices = await complete(
+        Subscriptions.unsubscribe_autocomplete, cog, interaction_in(bot, guild, alice), ""
+    )
     assert_choices(choices)
     assert [c.value for c in choices] == ["scaling-laws", "toeplitz"]
-    assert await cog.unsubscribe_autocomplete(MockInteraction.in_dm(client=bot), "") == []
+    assert (
+        await complete(
+            Subscriptions.unsubscribe_autocomplete, cog, MockInteraction.in_dm(client=bot), ""
+        )
+        == []
+    )
 
 
 def test_every_command_text_has_a_chinese_translation() -> None:

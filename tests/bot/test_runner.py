@@ -6,7 +6,9 @@ import asyncio
 import io
 import logging
 from collections.abc import Iterator
+from unittest.mock import create_autospec
 
+import aiohttp
 import discord
 import pytest
 import yarl
@@ -15,6 +17,8 @@ from paperbot.bot import runner
 from paperbot.bot.runner import REDACTED, TokenRedactor, configure_logging, drain
 
 TOKEN = "MTA.secret-token.value"
+#: The gateway socket a `ConnectionClosed` names (its close code is given explicitly).
+CLOSED_SOCKET = create_autospec(aiohttp.ClientWebSocketResponse, instance=True)
 
 
 def _record(
@@ -132,7 +136,10 @@ async def test_drain_reports_handlers_still_running_after_the_grace() -> None:
     ("error", "message"),
     [
         (discord.PrivilegedIntentsRequired(None), "refused the gateway intents"),
-        (discord.ConnectionClosed(None, shard_id=None, code=4000), "could not stay connected"),
+        (
+            discord.ConnectionClosed(CLOSED_SOCKET, shard_id=None, code=4000),
+            "could not stay connected",
+        ),
     ],
 )
 async def test_a_gateway_failure_becomes_one_worded_error(

@@ -22,7 +22,14 @@ def _translator() -> CatalogTranslator:
 
 
 def _context(location: TranslationContextLocation) -> TranslationContext[Any, Any]:
-    return TranslationContext(location=location, data=None)
+    """A context at `location`: the translator reads only where the text goes, so
+    the `data` (a command, a parameter, ...) that discord.py's overloads tie to
+    each location is left out."""
+    context: TranslationContext[Any, Any] = TranslationContext(
+        location=TranslationContextLocation.other, data=None
+    )
+    context.location = location
+    return context
 
 
 @pytest.mark.parametrize(

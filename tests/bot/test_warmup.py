@@ -37,4 +37,7 @@ async def test_stop_cancels_a_running_job() -> None:
 
 
 async def test_stop_before_start_is_harmless() -> None:
-    await WarmUp("never-started", asyncio.sleep).stop()
+    async def never_runs() -> None:
+        raise AssertionError("a warm-up stopped before it started must not run")
+
+    await WarmUp("never-started", never_runs).stop()

@@ -73,8 +73,8 @@ def test_preview_for_a_guild_uses_its_subscribers(
     # The preview also notes that the server is unknown (exit 1).
     assert main(["digest", "preview", "--json", "--guild", "1", "--count", "2"]) == 1
     other = json.loads(capsys.readouterr().out)
-    assert [p["kind"] for p in other["picks"]] == ["fill", "fill"]  # type: ignore[union-attr]
-    assert all(p["reason"].startswith("new to this channel") for p in other["picks"])  # type: ignore[union-attr]
+    assert [p["kind"] for p in other["picks"]] == ["fill", "fill"]
+    assert all(p["reason"].startswith("new to this channel") for p in other["picks"])
 
 
 @pytest.mark.parametrize(

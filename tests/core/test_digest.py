@@ -11,10 +11,9 @@ from paperbot.core.digest import (
     DigestPlan,
     PreparedDemand,
     TopicDemand,
-    fill_reason,
-    match_reason,
     pick,
 )
+from paperbot.core.digest_fill import fill_reason, match_reason
 
 # id -> (venue, year)
 ROWS = [
@@ -39,7 +38,7 @@ def run(
     demands: list[TopicDemand],
     posted: list[int] | None = None,
     count: int = 3,
-    rows=ROWS,
+    rows: list[tuple[int, str, int]] = ROWS,
     texts: dict[int, str] | None = None,
 ) -> DigestPlan:
     corpus = CorpusArrays.build(rows, texts)

@@ -8,12 +8,8 @@ from datetime import date
 import pytest
 
 from paperbot.core import limits
-from paperbot.core.digest import (
-    DigestPlan,
-    Pick,
-    fill_reason,
-    match_reason,
-)
+from paperbot.core.digest import DigestPlan, Pick
+from paperbot.core.digest_fill import fill_reason, match_reason
 from paperbot.core.digest_render import digest_header, render_digest
 from paperbot.core.links import arxiv_search_url
 from paperbot.core.models import Paper

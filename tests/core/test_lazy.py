@@ -95,3 +95,26 @@ def test_empty_and_negative_lengths() -> None:
     assert not empty
     with pytest.raises(ValueError, match="-1 items"):
         LazySequence(-1, lambda i: i)
+
+
+@pytest.mark.parametrize(
+    ("other", "equal"),
+    [
+        ((0, 1, 4, 9, 16), True),
+        ((0, 1, 4, 9), False),
+        ((0, 1, 4, 9, 15), False),
+        (LazySequence(LENGTH, lambda i: i * i), True),
+        (LazySequence(LENGTH, lambda i: i), False),
+        ([0, 1, 4, 9, 16], False),  # like a tuple: never equal to a list
+    ],
+)
+def test_equal_to_the_tuple_it_stands_for(other: object, equal: bool) -> None:
+    sequence, _ = squares()
+    assert (sequence == other) is equal
+    assert (other == sequence) is equal
+
+
+def test_hashes_like_its_tuple() -> None:
+    sequence, calls = squares()
+    assert hash(sequence) == hash((0, 1, 4, 9, 16))
+    assert calls == [0, 1, 2, 3, 4]

@@ -1,5 +1,5 @@
 """Highlights of later result pages are worked out when first read, and
-equal the ones worked out at once (`rank(eager=...)`, `RankedMatches`)."""
+equal the ones worked out at once (`rank(eager=...)`, `Ranking.matched`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from typing import overload
 import pytest
 
 from paperbot.config import SearchSettings
+from paperbot.core.lazy import LazySequence
 from paperbot.core.models import Paper
-from paperbot.core.search import RankedMatches, parse_query, rank
+from paperbot.core.search import parse_query, rank
 from paperbot.core.search_render import ResultItem, ResultPages
 from paperbot.services.search import SearchService
 from paperbot.storage.db import Database
@@ -48,7 +49,7 @@ def test_lazy_matches_equal_eager_ones(query: str) -> None:
     lazy = rank(real_index(), parsed, limit=50, eager=PAGE)
     assert lazy.ids == eager.ids
     assert lazy.scores == eager.scores
-    assert isinstance(lazy.matched, RankedMatches)
+    assert isinstance(lazy.matched, LazySequence)
     assert lazy.matched.computed() == min(PAGE, len(lazy.ids))
     # Read in reverse, as a paginator jumping to the last page would.
     later = [lazy.matched[i] for i in reversed(range(len(lazy.ids)))]
@@ -78,18 +79,18 @@ def test_only_the_eager_results_are_worked_out_in_rank(
     ranking = rank(real_index(), parsed, limit=50, highlight=highlight, eager=eager)
     assert len(ranking.ids) == 50
     matched = ranking.matched
-    assert isinstance(matched, RankedMatches)
+    assert isinstance(matched, LazySequence)
     assert matched.computed() == computed
     assert len(matched) == 50
     assert all(matched[i] for i in range(highlighted))  # every result matched something
-    assert all(m == () for m in matched[highlighted:])
-    assert matched.computed() == highlighted  # the rest are () without any work
+    assert matched.computed() == max(computed, highlighted)
+    assert all(m == () for m in matched[highlighted:])  # nothing matched: not highlighted
 
 
 def test_one_read_works_out_one_result() -> None:
     ranking = rank(real_index(), parse_query("language model"), limit=50, eager=PAGE)
     matched = ranking.matched
-    assert isinstance(matched, RankedMatches)
+    assert isinstance(matched, LazySequence)
     first = matched[12]
     assert matched.computed() == PAGE + 1
     assert matched[12] is first  # kept, not worked out again
@@ -150,7 +151,7 @@ async def test_service_hits_highlight_lazily(loaded_db: Database, query: str) ->
     assert [(h.paper, h.score) for h in lazy.hits] == [(h.paper, h.score) for h in eager.hits]
     assert lazy.hits
     matches = lazy.hits[0].ranked_matches
-    assert isinstance(matches, RankedMatches)
+    assert isinstance(matches, LazySequence)
     assert matches.computed() == min(PAGE, len(lazy.hits))
     assert [h.matched for h in lazy.hits] == [h.matched for h in eager.hits]
     assert any(h.matched for h in lazy.hits)

@@ -12,6 +12,7 @@ import pytest
 from paperbot.bench.judged import load_judged_topics
 from paperbot.config import BUNDLED_CORPUS
 from paperbot.core.corpus import decode, merge_entries, parse_text
+from paperbot.core.models import Entry
 from paperbot.core.topics import (
     Topic,
     TopicCorpus,
@@ -32,7 +33,7 @@ before issue 10 the matcher gave 0.62 / 0.72."""
 
 @cache
 def _shipped() -> tuple[Vocabulary, TopicCorpus, dict[int, str]]:
-    entries = []
+    entries: list[Entry] = []
     for path in sorted(BUNDLED_CORPUS.glob("*.txt")):
         text = decode(path.read_bytes(), path.name)
         assert isinstance(text, str)

@@ -11,6 +11,7 @@ from discord import app_commands
 
 from paperbot.bot.errors import UserError
 from tests.fake_discord import CommandUnavailable, FakeDiscord
+from tests.fake_discord.constants import LOADING, CallbackType
 from tests.support.e2e import E2E, StartBot
 
 ERROR_ID = re.compile(r"(?:error id|错误编号) `([0-9a-f]{8})`")
@@ -93,11 +94,12 @@ async def test_a_bug_gets_an_apology_with_the_id_that_is_logged(
 
 async def test_a_bug_after_deferring_replaces_the_thinking_message(failing: E2E) -> None:
     result = await failing.slash("boom-deferred")
-    assert result.callback_type == 5
+    assert result.callback_type == CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
     assert result.ephemeral
     assert ERROR_ID.search(result.content), result.requests
     assert result.requests[-1].method == "PATCH"
-    assert not result.message["flags"] & (1 << 7), "the loading state must end"
+    assert result.message is not None
+    assert not result.message["flags"] & LOADING, "the loading state must end"
 
 
 async def test_a_bug_after_replying_sends_an_ephemeral_follow_up(failing: E2E) -> None:
@@ -121,7 +123,7 @@ async def test_a_bug_after_replying_sends_an_ephemeral_follow_up(failing: E2E) -
 async def test_expected_problems_get_their_own_message(
     failing: E2E, command: str, options: dict[str, str], expected: str
 ) -> None:
-    result = await failing.slash(command, **options)
+    result = await failing.slash(command, options=options)
     assert result.ephemeral
     assert expected in result.content
     assert "error id" not in result.content

@@ -142,7 +142,7 @@ async def test_commands_are_not_offered_in_dms(
     e2e: E2E, command: str, options: dict[str, str]
 ) -> None:
     with pytest.raises(CommandUnavailable):
-        await e2e.dm(command, **options)
+        await e2e.dm(command, options=options)
 
 
 async def test_subscriptions_survive_a_restart(e2e: E2E, start_bot: StartBot) -> None:

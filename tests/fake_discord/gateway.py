@@ -20,8 +20,18 @@ class GatewayMixin(FakeState):
         self.guilds[guild.id] = guild
         await self.dispatch("GUILD_CREATE", guild.payload(self.bot))
 
+    def _receives(self, ws: web.WebSocketResponse, guild_id: int | None) -> bool:
+        """Like Discord: a guild's events go to its shard, `(id >> 22) % count`;
+        direct messages to shard 0."""
+        shard, count = self._socket_shards.get(id(ws), (0, 1))
+        return (0 if guild_id is None else (guild_id >> 22) % count) == shard
+
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        guild = data.get("id") if event == "GUILD_CREATE" else data.get("guild_id")
+        guild_id = int(guild) if guild is not None else None
         for ws in list(self._sockets):
+            if not self._receives(ws, guild_id):
+                continue
             self._sequence += 1
             await ws.send_str(
                 json.dumps({"op": GatewayOp.DISPATCH, "t": event, "s": self._sequence, "d": data})
@@ -39,6 +49,7 @@ class GatewayMixin(FakeState):
                 await self._on_gateway_message(ws, json.loads(frame.data))
         finally:
             self._sockets.remove(ws)
+            self._socket_shards.pop(id(ws), None)
         return ws
 
     async def _on_gateway_message(self, ws: web.WebSocketResponse, message: dict[str, Any]) -> None:
@@ -53,6 +64,8 @@ class GatewayMixin(FakeState):
                     code=GatewayClose.AUTHENTICATION_FAILED, message=b"Authentication failed."
                 )
                 return
+            shard, count = identify.get("shard") or (0, 1)
+            self._socket_shards[id(ws)] = (int(shard), int(count))
             await self._send_ready(ws)
         elif op == GatewayOp.RESUME:
             self._sequence += 1
@@ -61,13 +74,15 @@ class GatewayMixin(FakeState):
             )
 
     async def _send_ready(self, ws: web.WebSocketResponse) -> None:
+        shard = self._socket_shards.get(id(ws), (0, 1))
+        guilds = [g for g in self.guilds.values() if self._receives(ws, g.id)]
         ready = {
             "v": 10,
             "user": {**self.bot.payload(), "verified": True, "mfa_enabled": False},
-            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
             "session_id": f"session-{new_id()}",
             "resume_gateway_url": self.gateway_url,
-            "shard": [0, 1],
+            "shard": list(shard),
             "application": {"id": str(self.application_id), "flags": 0},
             "private_channels": [],
             "relationships": [],
@@ -82,7 +97,7 @@ class GatewayMixin(FakeState):
         await ws.send_str(
             json.dumps({"op": GatewayOp.DISPATCH, "t": "READY", "s": self._sequence, "d": ready})
         )
-        for guild in self.guilds.values():
+        for guild in guilds:
             self._sequence += 1
             frame = {
                 "op": GatewayOp.DISPATCH,

@@ -12,7 +12,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from aiohttp import web
@@ -26,6 +26,9 @@ from tests.fake_discord.validation import spec_validator
 from tests.fake_discord.webhooks import WebhookRoutes
 
 log = logging.getLogger(__name__)
+
+#: A route's handler: (request, JSON body, the path's regex groups...) -> response.
+RouteHandler = Callable[..., Awaitable[web.Response]]
 
 
 class RestMixin(WebhookRoutes, ResourceRoutes):
@@ -104,7 +107,7 @@ class RestMixin(WebhookRoutes, ResourceRoutes):
             400,
         )
 
-    def _routes(self) -> Iterator[tuple[str, str, Any]]:
+    def _routes(self) -> Iterator[tuple[str, str, RouteHandler]]:
         app = r"(\d+)"
         yield r"^/users/@me$", "GET", self._get_me
         yield r"^/oauth2/applications/@me$", "GET", self._get_application

@@ -112,10 +112,21 @@ class ResourceRoutes(MessagesMixin):
                 {"message": "Missing Permissions", "code": ErrorCode.MISSING_PERMISSIONS}, 403
             )
         data = dict(body or {})
+        nonce = str(data["nonce"]) if data.get("nonce") is not None else None
+        # enforce_nonce: the same author's message with this nonce (in the past
+        # few minutes; this fake keeps them all) is returned, none is created.
+        earlier = (
+            self.nonces.get((channel.id, nonce)) if nonce and data.get("enforce_nonce") else None
+        )
+        if earlier is not None and earlier in self.messages:
+            return json_response(self.messages[earlier])
         if data.get("embeds") and not perms.embed_links:
             data["embeds"] = []  # Discord silently drops embeds without Embed Links.
         message = self._base_message(channel.id, data, flags=0, message_type=MessageType.DEFAULT)
         message["guild_id"] = str(channel.guild_id)
+        if nonce is not None:
+            message["nonce"] = nonce
+            self.nonces[(channel.id, nonce)] = int(message["id"])
         self.messages[int(message["id"])] = message
         self.channel_messages.setdefault(channel.id, []).append(int(message["id"]))
         return json_response(message)

@@ -91,10 +91,8 @@ class FakeDiscord(InteractionsMixin, RestMixin):
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        server = site._server
-        assert server is not None
-        assert server.sockets
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+        # The ephemeral port the OS picked: (host, port) of the one listening socket.
+        self.port = int(self._runner.addresses[0][1])
 
     async def stop(self) -> None:
         self._stopped.set()

@@ -57,10 +57,14 @@ class FakeState:
         self.syncs: list[tuple[int | None, list[dict[str, Any]]]] = []
         self.messages: dict[int, dict[str, Any]] = {}
         self.channel_messages: dict[int, list[int]] = {}
+        #: (channel id, nonce) -> message id, for `enforce_nonce` (the exactly-once digest).
+        self.nonces: dict[tuple[int, str], int] = {}
         self.identifies: list[dict[str, Any]] = []
         self.interactions: dict[str, InteractionResult] = {}
         self.ack_deadline = ACK_DEADLINE
         self._sockets: list[web.WebSocketResponse] = []
+        #: (shard id, shard count) each gateway connection identified with.
+        self._socket_shards: dict[int, tuple[int, int]] = {}
         self._sequence = 0
         self._runner: web.AppRunner | None = None
         self.port = 0

@@ -122,7 +122,8 @@ class SpecValidator:
         )
         # The callback body is a union keyed by `type`; validating against the one
         # member that type selects gives precise errors instead of an anyOf soup.
-        member = _CALLBACK_SCHEMAS.get(body.get("type")) if isinstance(body, dict) else None
+        kind = body.get("type") if isinstance(body, dict) else None
+        member = _CALLBACK_SCHEMAS.get(kind) if isinstance(kind, int) else None
         if operation.template.endswith("/callback") and member:
             pointer = f"/components/schemas/{member}"
         key = pointer

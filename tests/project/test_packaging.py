@@ -120,7 +120,7 @@ def test_init_into_a_folder_says_how_to_use_it(
 def test_run_refuses_a_discord_py_without_enforce_nonce(
     monkeypatch: pytest.MonkeyPatch, installed: str, refused: bool
 ) -> None:
-    monkeypatch.setattr(run_command.metadata, "version", lambda _name: installed)
+    monkeypatch.setattr("paperbot.cli.run.metadata.version", lambda _name: installed)
     problem = run_command.discord_problem()
     assert (problem is not None) == refused
     if problem:
@@ -132,7 +132,7 @@ def test_run_refuses_a_discord_py_without_enforce_nonce(
 def test_run_with_an_old_discord_py_exits_2_with_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(run_command.metadata, "version", lambda _name: "2.4.0")
+    monkeypatch.setattr("paperbot.cli.run.metadata.version", lambda _name: "2.4.0")
     monkeypatch.setenv("DISCORD_TOKEN", "not-used")
     assert main(["run"]) == 2
     err = capsys.readouterr().err

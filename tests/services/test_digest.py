@@ -13,7 +13,6 @@ import pytest
 from paperbot.config import Settings
 from paperbot.core.digest import TopicDemand
 from paperbot.core.schedule import ScheduleError, digest_nonce
-from paperbot.services import digest as service_module
 from paperbot.services.digest import DeliveryError, DigestInputError, DigestService
 from paperbot.storage import digests as store
 from paperbot.storage import papers
@@ -236,7 +235,7 @@ async def test_crash_right_after_the_claim(
     service: DigestService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     discord = FakeDiscord(now=at(0))
-    await crash_in(service, monkeypatch, discord, service_module.store, "mark_sent")
+    await crash_in(service, monkeypatch, discord, store, "mark_sent")
     post = await store.scheduled_post(service.db, GUILD, DAY)
     assert post is not None
     assert post.state == "claimed"
@@ -249,7 +248,7 @@ async def test_an_unsent_claim_expires_when_its_day_ended(
     service: DigestService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     discord = FakeDiscord(now=at(0))
-    await crash_in(service, monkeypatch, discord, service_module.store, "mark_sent")
+    await crash_in(service, monkeypatch, discord, store, "mark_sent")
     results = await restart(service).recover(discord, at(20 * 60))
     assert [r.outcome for r in results] == ["expired"]
     assert discord.messages == []

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,8 +16,9 @@ from paperbot.config import SearchSettings
 from paperbot.core import search as core
 from paperbot.core.search import QueryProblem
 from paperbot.services.search import SearchService
+from paperbot.storage import Database, open_database
 from paperbot.storage import search_index as index_store
-from paperbot.storage.db import Database
+from paperbot.storage.db import SqliteDatabase
 from tests.support.corpus import LoadPages
 
 SETTINGS = SearchSettings()
@@ -50,11 +52,11 @@ async def test_first_search_builds_and_stores_the_index(loaded_db: Database) -> 
     assert stored == (svc.last_status.corpus_version, core.INDEX_FORMAT)
 
 
-async def test_restart_reuses_the_stored_index(loaded_db: Database, tmp_path: Path) -> None:
+async def test_restart_reuses_the_stored_index(loaded_db: Database) -> None:
     first = service(loaded_db)
     before = await first.search("数据去重 shampo")
-    # A restart: a new connection and a new service over the same file.
-    db = await Database.open(tmp_path / "paperbot.sqlite3")
+    # A restart: a new connection and a new service over the same database.
+    db = await open_database(loaded_db.location)
     try:
         second = service(db)
         after = await second.search("数据去重 shampo")
@@ -95,7 +97,7 @@ async def test_index_follows_a_later_load(
     assert await titles(svc, "斑马鱼") == []
 
     # And a restart after the load uses the index stored by the rebuild.
-    db = await Database.open(tmp_path / "paperbot.sqlite3")
+    db = await open_database(loaded_db.location)
     try:
         again = service(db)
         assert await titles(again, "珊瑚礁") == ["Zebrafish Transformers for Marine Biology"]
@@ -137,7 +139,10 @@ async def test_unreadable_stored_index_is_rebuilt(loaded_db: Database) -> None:
 
 
 async def test_stored_arrays_round_trip(db: Database) -> None:
-    arrays = {"a": np.arange(5, dtype=np.int64), "b": np.zeros((2, 3), dtype=np.int32)}
+    arrays: dict[str, np.ndarray[Any, Any]] = {
+        "a": np.arange(5, dtype=np.int64),
+        "b": np.zeros((2, 3), dtype=np.int32),
+    }
     await index_store.save_index(db, arrays, corpus_version=7, format=1)
     stored = await index_store.load_index(db)
     assert stored is not None
@@ -207,7 +212,7 @@ async def test_limit_and_total(loaded_db: Database) -> None:
 def test_cli_search_json(
     loaded_db: Database, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PAPERBOT_DB", str(loaded_db.path))
+    monkeypatch.setenv("PAPERBOT_DB", loaded_db.location)
     assert main(["search", "shampo", "optimizer", "--json", "--limit", "2"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 2
@@ -233,7 +238,7 @@ def test_cli_search_text(
     code: int,
     text: str,
 ) -> None:
-    monkeypatch.setenv("PAPERBOT_DB", str(loaded_db.path))
+    monkeypatch.setenv("PAPERBOT_DB", loaded_db.location)
     assert main(argv) == code
     assert text in capsys.readouterr().out
 
@@ -249,8 +254,7 @@ async def test_large_arrays_round_trip_in_parts(
         "m": np.arange(6, dtype=np.int32).reshape(2, 3),
     }
     await index_store.save_index(db, iter(arrays.items()), corpus_version=3, format=1)
-    async with db.conn.execute("SELECT count(*) FROM search_index") as cur:
-        row = await cur.fetchone()
+    row = await db.fetch_one("SELECT count(*) FROM search_index")
     assert row is not None
     assert (row[0] > len(arrays)) == (part_bytes < 37 * 8)
     stored = await index_store.load_index(db)
@@ -271,8 +275,9 @@ def test_texts_round_trip(texts: tuple[str, ...]) -> None:
 
 
 async def test_an_index_that_cannot_be_stored_still_answers(
-    loaded_db: Database, caplog: pytest.LogCaptureFixture
+    sqlite_loaded_db: SqliteDatabase, caplog: pytest.LogCaptureFixture
 ) -> None:
+    loaded_db = sqlite_loaded_db
     # A read-only database: the save fails inside storage, which reports it
     # as a StorageError; the search is answered from the fresh index anyway.
     await loaded_db.conn.execute("PRAGMA query_only = ON")

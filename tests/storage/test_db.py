@@ -18,10 +18,10 @@ async def pragma(db: Database, name: str) -> object:
     return row[0]
 
 
-async def test_open_sets_wal_foreign_keys_and_latest_version(db: Database) -> None:
-    assert await pragma(db, "journal_mode") == "wal"
-    assert await pragma(db, "foreign_keys") == 1
-    assert await pragma(db, "user_version") == len(available_migrations())
+async def test_open_sets_wal_foreign_keys_and_latest_version(sqlite_db: Database) -> None:
+    assert await pragma(sqlite_db, "journal_mode") == "wal"
+    assert await pragma(sqlite_db, "foreign_keys") == 1
+    assert await pragma(sqlite_db, "user_version") == len(available_migrations())
 
 
 def test_migrations_are_numbered_without_gaps() -> None:
@@ -69,8 +69,7 @@ async def test_transaction_rolls_back_on_error(db: Database) -> None:
 
     with pytest.raises(ValueError, match="boom"):
         await insert_then_fail()
-    async with db.conn.execute("SELECT count(*) FROM meta WHERE key = 'x'") as cursor:
-        assert await cursor.fetchone() == (0,)
+    assert await db.fetch_one("SELECT count(*) FROM meta WHERE key = 'x'") == (0,)
 
 
 LONG_STATEMENT = (
@@ -79,7 +78,8 @@ LONG_STATEMENT = (
 )
 
 
-async def test_cancelling_a_transaction_interrupts_it_and_rolls_back(db: Database) -> None:
+async def test_cancelling_a_transaction_interrupts_it_and_rolls_back(sqlite_db: Database) -> None:
+    db = sqlite_db
     started = asyncio.Event()
 
     async def job() -> None:
@@ -115,7 +115,8 @@ async def test_fetch_helpers_return_rows(db: Database) -> None:
     "sql",
     ["SELECT nope FROM meta", "SELECT * FROM no_such_table", "SELEC 1"],
 )
-async def test_sqlite_errors_leave_storage_as_storage_errors(db: Database, sql: str) -> None:
+async def test_sqlite_errors_leave_storage_as_storage_errors(sqlite_db: Database, sql: str) -> None:
+    db = sqlite_db
     for fetch in (db.fetch_one, db.fetch_all):
         with pytest.raises(StorageError) as caught:
             await fetch(sql)

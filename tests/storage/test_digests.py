@@ -6,6 +6,7 @@ from datetime import time, timedelta
 
 import pytest
 
+from paperbot.core.models import DigestPost, PostKind
 from paperbot.storage import digests as store
 from paperbot.storage import papers
 from paperbot.storage.db import Database
@@ -20,8 +21,8 @@ async def digest_db(loaded_db: Database) -> Database:
 
 
 async def claim(
-    db: Database, ids: list[int], kind: store.PostKind = "scheduled", nonce: str = "n1"
-) -> store.DigestPost:
+    db: Database, ids: list[int], kind: PostKind = "scheduled", nonce: str = "n1"
+) -> DigestPost:
     return await store.claim(
         db,
         guild_id=1,

@@ -12,7 +12,7 @@ from typing import Protocol
 from paperbot.core.corpus import CorpusLimits
 from paperbot.services.app import App
 from paperbot.services.corpus import LoadReport, load_corpus
-from paperbot.storage.db import Database
+from paperbot.storage import Database
 from tests.support.app import FIXED_NOW
 
 #: The area of a page whose header names none (what `paperbot load` defaults to).

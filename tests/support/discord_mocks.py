@@ -56,6 +56,10 @@ BOT_PERMISSIONS = discord.Permissions(
     read_message_history=True,
 )
 
+#: The magic methods `unittest.mock` makes async (private there, and missing
+#: from some typeshed versions, hence the lookup by name).
+_ASYNC_MAGIC_METHODS: frozenset[str] = frozenset(vars(unittest.mock)["_async_method_magics"])
+
 
 def snowflake() -> int:
     """A fresh Discord-looking id."""
@@ -98,9 +102,9 @@ class CustomMockMixin:
         if inspect.iscoroutinefunction(real):
             child = unittest.mock.AsyncMock(**kwargs)
             # Each mock has its own class, so this binds the check to this child only.
-            type(child)._mock_check_sig = _signature_checker(real)  # type: ignore[method-assign]
+            type(child)._mock_check_sig = _signature_checker(real)
             return child
-        if attribute in unittest.mock._async_method_magics:  # type: ignore[attr-defined]
+        if attribute in _ASYNC_MAGIC_METHODS:
             return unittest.mock.AsyncMock(**kwargs)
         return self.child_mock_type(**kwargs)
 
@@ -167,7 +171,7 @@ class MockMember(CustomMockMixin, unittest.mock.MagicMock):
         if "guild" not in kwargs:
             self.guild = MockGuild(me=None)
         if "roles" not in kwargs:
-            self.roles = []
+            self.roles: list[discord.Role] = []
 
 
 class MockMessage(CustomMockMixin, unittest.mock.MagicMock):

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import argparse
 import random
+import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from paperbot.argtypes import positive_int
 from paperbot.bench import BenchmarkRefused
+from paperbot.bench.backends import add_backend_arguments, on_backends
+from paperbot.bench.digest_posts import measure_posts, write_posts_corpus
 from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.synthetic import VENUES, synthetic_papers
 from paperbot.core.digest import (
@@ -29,10 +33,9 @@ from paperbot.core.digest import (
     CorpusArrays,
     PreparedDemand,
     TopicDemand,
-    fill_reason,
-    match_reason,
     pick,
 )
+from paperbot.core.digest_fill import fill_reason, match_reason
 from paperbot.core.similarity import PaperVectors
 
 
@@ -48,6 +51,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"already posted (default: {POSTED_SHARE:.0%} of --papers)",
     )
     parser.add_argument("--repeat", type=positive_int, default=5, help="timed runs (best kept)")
+    parser.add_argument(
+        "--servers",
+        type=positive_int,
+        default=200,
+        help="servers posting their day through the database (posts_* figures)",
+    )
+    add_backend_arguments(parser)
 
 
 #: Share of the corpus already posted when --posted is not given.
@@ -111,8 +121,20 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "pick_vs_baseline": best / baseline_s,
         "same_picks_as_baseline": ours == baseline,
         "within_200ms": best <= 0.2,  # the whole post, so every pick is well inside
+        **await _database_side(args),
         "peak_rss_mb": peak_rss_mb(),
     }
+
+
+async def _database_side(args: argparse.Namespace) -> dict[str, Any]:
+    """`posts_*`: the servers' posts through the database, on the backend(s) asked for."""
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = write_posts_corpus(Path(tmp) / "corpus")
+
+        async def measure(target: str | Path) -> dict[str, Any]:
+            return await measure_posts(target, corpus, args.servers)
+
+        return await on_backends(args, Path(tmp) / "posts.sqlite3", measure)
 
 
 def synthetic_server(

@@ -23,6 +23,10 @@ from paperbot.core.models import Entry
 JUDGED_DIR = Path(__file__).parent.parent / "data" / "judged"
 TOPICS_FILE = JUDGED_DIR / "topics.toml"
 QUERIES_FILE = JUDGED_DIR / "queries.toml"
+# Held out (judged before any tuning on the tuned files above): reported apart and
+# never used to tune matching, ranking or the vocabulary.
+HELD_OUT_TOPICS_FILE = JUDGED_DIR / "heldout_topics.toml"
+HELD_OUT_QUERIES_FILE = JUDGED_DIR / "heldout_queries.toml"
 
 TOPIC_KINDS = ("vocabulary", "keyword")
 QUERY_KINDS = (

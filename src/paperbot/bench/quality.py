@@ -31,6 +31,8 @@ from typing import Any
 
 from paperbot.bench.baselines import BaselineCorpus, baseline_rank
 from paperbot.bench.judged import (
+    HELD_OUT_QUERIES_FILE,
+    HELD_OUT_TOPICS_FILE,
     JudgedDataError,
     JudgedQuery,
     JudgedTopic,
@@ -89,6 +91,8 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
     try:
         topics = load_judged_topics()
         queries = load_judged_queries()
+        held_topics = load_judged_topics(HELD_OUT_TOPICS_FILE)
+        held_queries = load_judged_queries(HELD_OUT_QUERIES_FILE)
     except JudgedDataError as exc:
         raise ConfigError(f"judged data: {exc}") from None
     configured = load_settings()
@@ -108,13 +112,26 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
             )
             topic_rows = [await _topic_row(app, t, ids, naive) for t in topics]
             query_rows = [await _query_row(app, q, ids, search_naive) for q in queries]
+            held_topic_rows = [await _topic_row(app, t, ids, naive) for t in held_topics]
+            held_query_rows = [await _query_row(app, q, ids, search_naive) for q in held_queries]
         finally:
             await app.close()
     return {
         "papers": len(papers),
+        "rank_depth": RANK_DEPTH,
+        # The tuned set at the top level (what earlier reports showed) ...
+        **_set_report(topic_rows, query_rows),
+        # ... and the held-out set beside it: the check that tuning generalises.
+        "held_out": _set_report(held_topic_rows, held_query_rows),
+    }
+
+
+def _set_report(
+    topic_rows: Sequence[dict[str, Any]], query_rows: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
+    return {
         "judged_topics": len(topic_rows),
         "judged_queries": len(query_rows),
-        "rank_depth": RANK_DEPTH,
         "topics": _topic_summary(topic_rows),
         "search": _search_summary(query_rows),
     }
@@ -255,14 +272,27 @@ _SHORT = {
 
 
 def render(result: Mapping[str, Any]) -> str:
-    """The human-readable report: bot / baseline per metric."""
+    """The human-readable report: bot / baseline per metric, the tuned set
+    first, then the held-out set."""
+    held = result["held_out"]
+    return "\n".join(
+        [
+            f"{result['papers']} papers; each cell is bot / baseline",
+            "",
+            f"== tuned set: {result['judged_topics']} judged topics,"
+            f" {result['judged_queries']} judged queries",
+            _render_set(result),
+            "",
+            f"== held-out set (never tuned against): {held['judged_topics']} judged topics,"
+            f" {held['judged_queries']} judged queries",
+            _render_set(held),
+        ]
+    )
+
+
+def _render_set(result: Mapping[str, Any]) -> str:
     topics, search = result["topics"], result["search"]
-    lines = [
-        f"{result['papers']} papers, {result['judged_topics']} judged topics,"
-        f" {result['judged_queries']} judged queries; each cell is bot / baseline",
-        "",
-        _row("topics", [_SHORT[m] for m in TOPIC_METRICS], width=34),
-    ]
+    lines = [_row("topics", [_SHORT[m] for m in TOPIC_METRICS], width=34)]
     for row in topics["per_topic"]:
         label = f"{row['query'][:24]} ({row['relevant']})"
         lines.append(_row(label, [_cell(row[m]) for m in TOPIC_METRICS], width=34))

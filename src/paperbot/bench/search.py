@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from paperbot.argtypes import positive_int
+from paperbot.bench.backends import add_backend_arguments, on_backends
 from paperbot.bench.baselines import BaselineCorpus, baseline_rank
 from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
@@ -77,6 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--repeat", type=positive_int, default=3, help="passes over the query set (default 3)"
     )
+    add_backend_arguments(parser)
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -86,12 +88,19 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         _write_bench_corpus(folder, args.papers)
-        db_path = folder / "bench.sqlite3"
-        first = await _measure_first_load(db_path, folder / "corpus", args.repeat)
-        # A restart: a fresh process must reuse the stored index, not rebuild it.
-        restart = _restart_in_fresh_process(db_path, args.repeat)
-        # A later load that adds 1% more papers: the index must follow.
-        update = await _measure_update(db_path, folder, args.papers, first.peaks)
+
+        async def measure(target: str | Path) -> dict[str, Any]:
+            return await _measure(target, folder, args)
+
+        return await on_backends(args, folder / "bench.sqlite3", measure)
+
+
+async def _measure(db_path: str | Path, folder: Path, args: argparse.Namespace) -> dict[str, Any]:
+    first = await _measure_first_load(db_path, folder / "corpus", args.repeat)
+    # A restart: a fresh process must reuse the stored index, not rebuild it.
+    restart = _restart_in_fresh_process(db_path, args.repeat)
+    # A later load that adds 1% more papers: the index must follow.
+    update = await _measure_update(db_path, folder, args.papers, first.peaks)
     full_extra = first.peaks.get("full_build_extra_mb", 0.0)
     return {
         "papers": args.papers,
@@ -148,7 +157,7 @@ def _write_bench_corpus(folder: Path, count: int) -> None:
         page.rename(page.with_name(f"more-{page.name}"))
 
 
-async def _measure_first_load(db_path: Path, corpus_folder: Path, repeat: int) -> _FirstLoad:
+async def _measure_first_load(db_path: str | Path, corpus_folder: Path, repeat: int) -> _FirstLoad:
     db = await open_database(db_path)
     try:
         corpus = CorpusService(db)
@@ -172,7 +181,7 @@ async def _measure_first_load(db_path: Path, corpus_folder: Path, repeat: int) -
 
 
 async def _measure_update(
-    db_path: Path, folder: Path, papers: int, peaks: dict[str, float]
+    db_path: str | Path, folder: Path, papers: int, peaks: dict[str, float]
 ) -> dict[str, Any]:
     """Load the extra 1% on top; the index must follow. Adds its peak to `peaks`."""
     db = await open_database(db_path)
@@ -242,7 +251,7 @@ async def _baseline_latencies(corpus_service: CorpusService) -> list[float]:
     return latencies
 
 
-def _restart_in_fresh_process(db_path: Path, repeat: int) -> dict[str, Any]:
+def _restart_in_fresh_process(db_path: str | Path, repeat: int) -> dict[str, Any]:
     """Run `_serve` in a new interpreter: restart time, latency and the
     memory of a process that only serves searches."""
     done = subprocess.run(
@@ -255,7 +264,7 @@ def _restart_in_fresh_process(db_path: Path, repeat: int) -> dict[str, Any]:
     return result
 
 
-async def _serve(db_path: Path, repeat: int) -> dict[str, Any]:
+async def _serve(db_path: str | Path, repeat: int) -> dict[str, Any]:
     start = time.perf_counter()
     db = await open_database(db_path)
     try:
@@ -309,4 +318,4 @@ def _percentile(values: list[float], pct: int) -> float:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(json.dumps(asyncio.run(_serve(Path(sys.argv[1]), int(sys.argv[2])))) + "\n")
+    sys.stdout.write(json.dumps(asyncio.run(_serve(sys.argv[1], int(sys.argv[2])))) + "\n")

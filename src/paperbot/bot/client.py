@@ -152,3 +152,19 @@ class PaperBot(commands.Bot):
             if self.app.settings.bot.sync_guild
             else "global",
         )
+
+
+class ShardedPaperBot(PaperBot, commands.AutoShardedBot):
+    """One process of several: runs the shards in `bot.shards` of `bot.shard_count`
+    (the digest scheduler then owns only those shards' servers)."""
+
+    def __init__(self, app: App, **options: Any) -> None:
+        shards = app.settings.bot.shard_set
+        super().__init__(app, shard_ids=list(shards.ids), shard_count=shards.count, **options)
+
+
+def bot_for(app: App, **options: Any) -> PaperBot:
+    """The bot the settings ask for: sharded when `bot.shards` is set."""
+    if app.settings.bot.shards is not None:
+        return ShardedPaperBot(app, **options)
+    return PaperBot(app, **options)

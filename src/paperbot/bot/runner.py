@@ -29,7 +29,7 @@ import aiohttp
 import discord
 import yarl
 
-from paperbot.bot.client import PaperBot
+from paperbot.bot.client import PaperBot, bot_for
 from paperbot.clock import utc_now
 from paperbot.config import Settings
 from paperbot.services.app import App
@@ -141,6 +141,8 @@ async def open_app(settings: Settings) -> App:
             startup=True,
             limits=corpus_limits(settings.corpus),
         )
+        # Before logging in: a shard another live process runs is refused here.
+        await app.digest.hold_shards()
         # Ready means ready: the search index is current (built in the
         # worker process if it must be) before the bot says so. The topic
         # matches follow in the background (the subscriptions cog's warm-up,
@@ -224,7 +226,7 @@ async def run(
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, _on_signal, stop, signum)
     app = await open_app(settings)
-    bot = PaperBot(app)
+    bot = bot_for(app)
     scheduler = SchedulerHandle(bot)
     try:
         if not await _login(bot, token, stop):

@@ -30,6 +30,7 @@ from paperbot.bot.embeds import message_kwargs
 from paperbot.clock import utc_now
 from paperbot.core.models import DigestSettings
 from paperbot.core.render import MessageData
+from paperbot.core.shards import ShardSet
 from paperbot.services.digest import (
     ChannelMessage,
     DeliveryError,
@@ -46,6 +47,9 @@ log = logging.getLogger(__name__)
 # Digest sends at most this often, whatever the number of servers due at once
 # (Discord's global limit is 50 requests/s; one post per channel per day).
 SEND_INTERVAL_S = 0.25
+#: What all processes together may send per second (Discord allows 50 per bot
+#: token; the rest is left for interaction follow-ups and history reads).
+GLOBAL_SENDS_PER_S = 40.0
 RESOLVE_EVERY_MINUTES = 10
 _JOB_PREFIX = "digest:"
 
@@ -78,6 +82,14 @@ class SendPacer:
                 if delay > 0:
                     await self._sleep(delay)
             self._last = self._now()
+
+
+def send_interval(shards: ShardSet) -> float:
+    """This process's spacing of digest sends: its shard share of the global
+    budget, so N processes with disjoint shards stay under it together with
+    no coordination (never faster than one process alone)."""
+    share = len(shards.ids) / shards.count
+    return max(SEND_INTERVAL_S, 1.0 / (GLOBAL_SENDS_PER_S * share))
 
 
 class DiscordTransport:
@@ -145,9 +157,12 @@ class DigestScheduler:
         self.clock = clock
         self.scheduler = AsyncIOScheduler(timezone=UTC)
         self._catch_up: asyncio.Task[list[PostResult]] | None = None
+        self._followups: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
-        """Rebuild the jobs from SQLite, then catch up in the background."""
+        """Rebuild the jobs of this process's shards from the database, follow
+        schedule changes made elsewhere, then catch up in the background."""
+        await self.service.follow_settings(self.changed_elsewhere)
         self.scheduler.start()
         configured = await self.service.enabled()
         for settings in configured:
@@ -175,6 +190,27 @@ class DigestScheduler:
 
     async def resolve_open(self) -> list[PostResult]:
         return await self.service.recover(self.transport, self.clock())
+
+    def changed_elsewhere(self, guild_id: int) -> None:
+        """Another process (or the CLI) changed a schedule: if the server is on
+        our shards, re-read it and (re)place its job at once."""
+        if not self.service.shards.owns(guild_id):
+            return
+        task = asyncio.create_task(self._reschedule(guild_id), name=f"digest-follow-{guild_id}")
+        self._followups.add(task)
+        task.add_done_callback(self._followups.discard)
+
+    async def _reschedule(self, guild_id: int) -> None:
+        try:
+            settings = await self.service.get_settings(guild_id)
+        except Exception:  # a database blip must not kill the listener
+            log.exception("could not re-read the digest schedule of guild %d", guild_id)
+            return
+        if settings is None:
+            self.unschedule(guild_id)
+        elif self.scheduler.running:
+            self.schedule(settings)
+            log.info("digest schedule of guild %d followed from another process", guild_id)
 
     def schedule(self, settings: DigestSettings) -> None:
         """(Re)place a server's job; a disabled schedule just removes it."""
@@ -240,7 +276,8 @@ def running(bot: discord.Client) -> DigestScheduler | None:
 
 async def start(bot: PaperBot, *, clock: Clock = utc_now) -> DigestScheduler:
     """Start the digest scheduler for a ready bot (called by the runner)."""
-    scheduler = DigestScheduler(bot.app.digest, DiscordTransport(bot), clock=clock)
+    pacer = SendPacer(send_interval(bot.app.digest.shards))
+    scheduler = DigestScheduler(bot.app.digest, DiscordTransport(bot, pacer), clock=clock)
     await scheduler.start()
     _RUNNING[bot] = scheduler
     return scheduler

@@ -6,7 +6,14 @@ import argparse
 import asyncio
 from typing import Any
 
-from paperbot.cli.common import EXIT_CANNOT_OPEN, EXIT_OK, EXIT_PROBLEMS, fail, print_json
+from paperbot.cli.common import (
+    EXIT_CANNOT_OPEN,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    fail,
+    print_json,
+)
 from paperbot.config import Settings
 from paperbot.services.app import StorageError
 from paperbot.services.doctor import DoctorReport, diagnose
@@ -22,6 +29,12 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    if settings.database.url is not None:
+        return fail(
+            "paperbot doctor checks SQLite files; PostgreSQL checks its own pages "
+            "(use pg_amcheck, and pg_dump for backups)",
+            EXIT_USAGE,
+        )
     try:
         report = asyncio.run(diagnose(settings.database.path))
     except StorageError as exc:

@@ -9,8 +9,11 @@ import re
 from importlib import metadata
 from typing import Any
 
+from pydantic import ValidationError
+
 from paperbot.cli.common import EXIT_CANNOT_OPEN, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail
-from paperbot.config import ENV_TOKEN, ConfigError, Settings, token
+from paperbot.config import ENV_TOKEN, BotSettings, ConfigError, Settings, token
+from paperbot.core.shards import parse_shard_ids
 from paperbot.services.app import CorruptDatabase, StorageError
 from paperbot.services.corpus_files import CorpusPathError
 
@@ -33,7 +36,43 @@ def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "run", help="run the Discord bot (needs DISCORD_TOKEN) until SIGTERM/SIGINT"
     )
+    parser.add_argument(
+        "--shards",
+        metavar="IDS",
+        help="run only these shards, e.g. 0,1 or 0-3 (bot.shards / PAPERBOT_SHARDS); "
+        "needs --shard-count",
+    )
+    parser.add_argument(
+        "--shard-count",
+        type=int,
+        metavar="N",
+        help="how many shards all processes run together (bot.shard_count)",
+    )
     parser.set_defaults(handler=run)
+
+
+def with_shards(args: argparse.Namespace, settings: Settings) -> Settings:
+    """Settings with --shards/--shard-count applied; ConfigError saying why not."""
+    shards = getattr(args, "shards", None)
+    count = getattr(args, "shard_count", None)
+    if shards is None and count is None:
+        return settings
+    update: dict[str, Any] = {}
+    try:
+        if shards is not None:
+            update["shards"] = list(parse_shard_ids(shards))
+        if count is not None:
+            update["shard_count"] = count
+        bot = BotSettings.model_validate(settings.bot.model_dump() | update)
+    except (ValueError, ValidationError) as exc:
+        raise ConfigError(f"--shards/--shard-count: {_first_line(exc)}") from None
+    return settings.model_copy(update={"bot": bot})
+
+
+def _first_line(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+    return str(exc)
 
 
 def discord_problem() -> str | None:
@@ -72,7 +111,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     except ValueError as exc:
         return fail(str(exc), EXIT_USAGE)
     try:
-        return asyncio.run(runner.run(settings, secret))
+        return asyncio.run(runner.run(with_shards(args, settings), secret))
     except runner.TokenRejected as exc:
         return fail(REJECTED.format(reason=exc), EXIT_PROBLEMS)
     except ConfigError as exc:

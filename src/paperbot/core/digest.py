@@ -19,9 +19,9 @@ Diversity: maximal marginal relevance. Each next pick maximises
 `MMR_LAMBDA` x relevance / (best relevance left) - (1 - `MMR_LAMBDA`) x its
 largest similarity to the picks so far (cosine of TF-IDF vectors, see
 `core.similarity`), so a near-duplicate of a pick waits. While any matching
-unposted paper remains, the next slot goes to a match; only then do the
-newest unposted papers fill the count (newest venue year first, venues dealt
-in turns), marked `kind="fill"`.
+unposted paper remains, the next slot goes to a match; then near matches
+(`core.digest_fill`), then the newest papers (newest year first, venues dealt
+in turns) fill the count, both marked `kind="fill"`.
 
 Speed: a candidate's MMR score is at most `MMR_LAMBDA` x its relative
 relevance, so each pick scores exactly only the best few candidates by
@@ -38,6 +38,13 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from paperbot.core.digest_fill import (
+    fill_reason,
+    match_reason,
+    near_order,
+    near_reason,
+    on_corpus,
+)
 from paperbot.core.similarity import PaperVectors, rank_in_group
 
 TOPIC_DECAY = 0.5
@@ -113,6 +120,9 @@ class TopicDemand:
     subscribers: tuple[int, ...]
     ids: IntArray
     scores: FloatArray
+    # Near matches (below the match threshold): fill before unrelated papers.
+    near_ids: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    near_scores: FloatArray = field(default_factory=lambda: np.zeros(0, dtype=np.float64))
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,26 +135,29 @@ class PreparedDemand:
     weights: FloatArray  # subscribers per topic
     user_ids: IntArray  # every subscriber, sorted
     members: NDArray[np.bool_]  # topics x users: who subscribed to what
+    near_positions: tuple[NDArray[np.intp], ...] = ()
+    near_scores: tuple[FloatArray, ...] = ()
 
     @classmethod
     def build(cls, corpus: CorpusArrays, demands: Sequence[TopicDemand]) -> PreparedDemand:
-        demands = [d for d in demands if d.subscribers and len(d.ids)]
+        demands = [d for d in demands if d.subscribers and (len(d.ids) or len(d.near_ids))]
         users = np.array(sorted({u for d in demands for u in d.subscribers}), dtype=np.int64)
         members = np.zeros((len(demands), len(users)), dtype=bool)
-        positions, scores = [], []
+        positions: list[NDArray[np.intp]] = []
+        scores: list[FloatArray] = []
+        near_positions: list[NDArray[np.intp]] = []
+        near_scores: list[FloatArray] = []
         for row, demand in enumerate(demands):
             members[row, np.searchsorted(users, np.array(demand.subscribers, dtype=np.int64))] = (
                 True
             )
-            ids = np.asarray(demand.ids, dtype=np.int64)
-            values = np.clip(np.asarray(demand.scores, dtype=np.float64), 0.0, 1.0)
-            order = np.argsort(ids, kind="stable")
-            ids, values = ids[order], values[order]
-            pos = np.searchsorted(corpus.ids, ids) if len(corpus) else np.zeros(0, np.intp)
-            keep = (pos < len(corpus)) & (values > 0)
-            keep[keep] &= corpus.ids[pos[keep]] == ids[keep]
-            positions.append(pos[keep].astype(np.intp))
-            scores.append(values[keep])
+            for target, (ids, values) in (
+                ((positions, scores), (demand.ids, demand.scores)),
+                ((near_positions, near_scores), (demand.near_ids, demand.near_scores)),
+            ):
+                pos, kept = on_corpus(corpus.ids, ids, values)
+                target[0].append(pos)
+                target[1].append(kept)
         return cls(
             topics=tuple(d.topic for d in demands),
             positions=tuple(positions),
@@ -152,6 +165,8 @@ class PreparedDemand:
             weights=members.sum(axis=1).astype(np.float64),
             user_ids=users,
             members=members,
+            near_positions=tuple(near_positions),
+            near_scores=tuple(near_scores),
         )
 
 
@@ -211,6 +226,7 @@ def pick(
         local = _next_match(corpus, demand, matched, alive, chosen)
         alive[local] = False
         _take(corpus, demand, int(matched[local]), float(base[matched[local]]), chosen)
+    _near_fill(corpus, demand, excluded, count, chosen)
     _fill(corpus, excluded, count, chosen, len(demand.user_ids))
     return DigestPlan(tuple(chosen.picks), count, unposted - len(chosen.picks), len(corpus))
 
@@ -337,28 +353,24 @@ def _take(
     chosen.taken.append(position)
 
 
-def match_reason(topics: Sequence[str], subscribers: int, audience: int) -> str:
-    """Why a match was picked, in the reader's words (at most three topics named).
-
-    One reader: `matches your topic Scaling laws · 缩放定律 — 符合你关注的主题`;
-    a server: `matches Scaling laws · 缩放定律 — 3 subscribers · 3 位订阅者`.
-    """
-    shown = ", ".join(topics[:3]) + (f" +{len(topics) - 3}" if len(topics) > 3 else "")
-    if audience == 1:
-        noun = "topic" if len(topics) == 1 else "topics"
-        return f"matches your {noun} {shown} — 符合你关注的主题"
-    people = "subscriber" if subscribers == 1 else "subscribers"
-    return f"matches {shown} — {subscribers} {people} · {subscribers} 位订阅者"
-
-
-def fill_reason(audience: int) -> str:
-    """Why a fill paper was picked. The corpus knows venues and years, not
-    dates, so it says what is true: new to this channel, outside the topics."""
-    if audience == 0:
-        return "new to this channel (no topics followed here) · 本频道未推送过的论文"
-    if audience == 1:
-        return "new to this channel, outside your topics · 本频道未推送过，不在你关注的主题内"
-    return "new to this channel, outside the subscribed topics · 本频道未推送过，不在订阅主题内"
+def _near_fill(
+    corpus: CorpusArrays,
+    demand: PreparedDemand,
+    excluded: NDArray[np.bool_],
+    count: int,
+    chosen: _Selection,
+) -> None:
+    """Near matches of the subscribed topics, best first, while slots remain."""
+    blocked = excluded.copy()
+    blocked[list(chosen.taken)] = True
+    near = demand.near_positions, demand.near_scores, demand.weights
+    for position, rows in near_order(len(corpus), *near, blocked):
+        if len(chosen.picks) >= count:
+            break
+        topics = tuple(demand.topics[r] for r in rows)
+        reason = near_reason(topics, len(demand.user_ids))
+        chosen.picks.append(Pick(paper_id=int(corpus.ids[position]), reason=reason, kind="fill"))
+        chosen.taken.append(position)
 
 
 def _fill(

@@ -68,5 +68,15 @@ class LazySequence(Sequence[T]):
         """How many items have been computed so far."""
         return len(self._computed)
 
+    # It stands in for the tuple of its items (e.g. in a frozen dataclass):
+    # equal to that tuple, hashing like it. Both compute every item.
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazySequence | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.computed()} of {self._length} computed)"

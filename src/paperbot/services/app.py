@@ -6,6 +6,7 @@ The bot and the CLI both build one `App`, so they run the same use-cases.
 from __future__ import annotations
 
 import time
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,14 +21,24 @@ from paperbot.services.subscriptions import SubscriptionService
 from paperbot.services.topics import TopicService, load_vocabulary
 from paperbot.services.workers import shutdown_workers
 from paperbot.storage import CorruptDatabase, Database, StorageError
+from paperbot.storage import open_database as open_store
 
 __all__ = ["App", "CorruptDatabase", "Prepared", "StorageError", "open_database"]
 
 
-async def open_database(path: Path) -> Database:
-    """The migrated database alone, for tools that build their own services
-    (the benchmarks); everything else opens an `App`."""
-    return await Database.open(path)
+async def open_database(target: str | Path) -> Database:
+    """The migrated database alone (a file path or a PostgreSQL URL), for
+    tools that build their own services (the benchmarks); everything else
+    opens an `App`."""
+    return await open_store(target)
+
+
+def scratch_postgres(url: str) -> AbstractAsyncContextManager[str]:
+    """A throwaway schema in the PostgreSQL at `url` (the benchmarks' backend
+    comparison): yields its URL, drops it at the end."""
+    from paperbot.storage.postgres import scratch_schema  # asyncpg is an extra
+
+    return scratch_schema(url)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +72,8 @@ class App:
         # A malformed vocabulary is a configuration error (TopicsConfigError,
         # a ConfigError): raise it before the database is opened.
         vocabulary = load_vocabulary(settings.topics.path)
-        db = await Database.open(
-            settings.database.path, lock_wait_seconds=settings.database.lock_wait_seconds
+        db = await open_store(
+            settings.database.target, lock_wait_seconds=settings.database.lock_wait_seconds
         )
         topics = TopicService(db, vocabulary)
         subscriptions = SubscriptionService(db, topics)

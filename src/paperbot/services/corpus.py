@@ -18,7 +18,7 @@ from paperbot.core.text import title_key
 from paperbot.services.corpus_files import corpus_listing
 from paperbot.storage import papers
 from paperbot.storage import search_index as index_store
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
 
 log = logging.getLogger(__name__)
 

@@ -50,7 +50,8 @@ from paperbot.core.topics import MAX_TOPIC_SCORE, TopicInputError
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.storage import digests as store
 from paperbot.storage import papers
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
+from paperbot.storage.db import StorageError
 from paperbot.storage.digests import AlreadyClaimed
 
 log = logging.getLogger(__name__)
@@ -115,7 +116,12 @@ def subscriber_audience(subscriptions: SubscriptionService) -> Audience:
 def scaled(demand: TopicDemand) -> TopicDemand:
     """The demand with its match scores on the [0, 1] scale picking uses."""
     return TopicDemand(
-        demand.topic, demand.subscribers, demand.ids, demand.scores / MAX_TOPIC_SCORE
+        demand.topic,
+        demand.subscribers,
+        demand.ids,
+        demand.scores / MAX_TOPIC_SCORE,
+        demand.near_ids,
+        demand.near_scores / MAX_TOPIC_SCORE,
     )
 
 
@@ -184,6 +190,9 @@ class DigestService:
         self.db = db
         self.settings = settings
         self.audience = audience
+        # Several processes: this one schedules, posts and recovers only the
+        # servers on its shards (the others' owners do theirs).
+        self.shards = settings.bot.shard_set
         self._corpus: tuple[int, CorpusArrays] | None = None
         # One pick-claim at a time per channel, so two posts never race for papers.
         self._locks: dict[int, asyncio.Lock] = {}
@@ -245,7 +254,24 @@ class DigestService:
         return await store.get_settings(self.db, guild_id)
 
     async def enabled(self) -> list[DigestSettings]:
-        return await store.enabled_settings(self.db)
+        """Switched-on schedules of the servers on this process's shards."""
+        return [s for s in await store.enabled_settings(self.db) if self.shards.owns(s.guild_id)]
+
+    async def follow_settings(self, changed: Callable[[int], None]) -> None:
+        """Call `changed(guild_id)` when any process changes a server's schedule."""
+        await self.db.listen(store.SETTINGS_CHANNEL, lambda payload: changed(int(payload)))
+
+    async def hold_shards(self) -> None:
+        """Take this process's shards for as long as it lives, or refuse to
+        start: two processes running one shard would both recover its posts.
+        The database drops the hold when the process dies (its connection
+        closes), so a restart after a crash takes the shards back at once."""
+        for shard in self.shards.ids:
+            if not await self.db.hold(f"paperbot-shard:{self.shards.count}:{shard}"):
+                raise StorageError(
+                    f"shard {shard} of {self.shards.count} is already run by another "
+                    "paperbot process on this database: give each process its own shards"
+                )
 
     async def take_failure(self, guild_id: int) -> tuple[str, datetime] | None:
         """A failure admins have not been told about yet (cleared by reading it)."""
@@ -433,8 +459,11 @@ class DigestService:
 
     async def recover(self, transport: DigestTransport, now: datetime) -> list[PostResult]:
         """Resolve every post a crash (or an unknown send outcome) left open."""
+        open_posts = await store.open_posts(self.db)
         return [
-            await self.resolve(post, transport, now) for post in await store.open_posts(self.db)
+            await self.resolve(post, transport, now)
+            for post in open_posts
+            if self.shards.owns(post.guild_id)
         ]
 
     async def resolve(

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from paperbot.core.models import SavedPaper
 from paperbot.storage import saved
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
 
 
 class LibraryService:

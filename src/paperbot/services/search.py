@@ -27,7 +27,8 @@ from paperbot.core.search import ParsedQuery, QueryProblem, parse_query
 from paperbot.services.workers import WORKER_THRESHOLD, off_loop
 from paperbot.storage import papers as paper_store
 from paperbot.storage import search_index as index_store
-from paperbot.storage.db import Database, StorageError
+from paperbot.storage.backend import Database
+from paperbot.storage.db import StorageError
 
 log = logging.getLogger(__name__)
 Watermark = tuple[int, int]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from paperbot.storage import meta
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
 
 
 class StateService:

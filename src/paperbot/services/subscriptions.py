@@ -24,7 +24,7 @@ from paperbot.core.topics import (
 )
 from paperbot.services.topics import TopicService
 from paperbot.storage import subscriptions as store
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
 
 MAX_PER_USER = 25
 """Topics one user may follow in one server (also Discord's choice limit,
@@ -179,5 +179,14 @@ class SubscriptionService:
         result = []
         for topic, followers in by_id.values():
             found = await self.topics.matches(topic)
-            result.append(TopicDemand(topic.label, tuple(followers), found.ids, found.scores))
+            result.append(
+                TopicDemand(
+                    topic.label,
+                    tuple(followers),
+                    found.ids,
+                    found.scores,
+                    found.near_ids,
+                    found.near_scores,
+                )
+            )
         return result

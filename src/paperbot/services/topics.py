@@ -35,7 +35,7 @@ from paperbot.core.topics import (
 )
 from paperbot.services.workers import off_loop
 from paperbot.storage import papers, search_index
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
 
 log = logging.getLogger(__name__)
 

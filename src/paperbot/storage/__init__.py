@@ -1,9 +1,12 @@
 """The storage package: the only place in paperbot that speaks SQL.
 
-Every `sqlite3.Error` leaves it as a `StorageError` (`ConstraintError` for a
-broken constraint), so the layers above never handle SQLite's own errors.
+Two backends, one interface (`Database`, storage/backend.py): SQLite by
+default, PostgreSQL for a URL. Every driver error leaves the package as a
+`StorageError` (`ConstraintError` for a broken constraint), so the layers
+above never handle a driver's own errors.
 """
 
-from paperbot.storage.db import ConstraintError, CorruptDatabase, Database, StorageError
+from paperbot.storage.backend import Database, open_database
+from paperbot.storage.db import ConstraintError, CorruptDatabase, StorageError
 
-__all__ = ["ConstraintError", "CorruptDatabase", "Database", "StorageError"]
+__all__ = ["ConstraintError", "CorruptDatabase", "Database", "StorageError", "open_database"]

@@ -1,4 +1,8 @@
-"""The SQLite connection: pragmas, transactions and numbered migrations."""
+"""The SQLite backend: pragmas, transactions and numbered migrations.
+
+`SqliteDatabase` implements the `Database` protocol of storage/backend.py;
+the errors defined here are both backends' errors.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +10,15 @@ import asyncio
 import logging
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import aiosqlite
+
+from paperbot.storage.backend import Executed, Row
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +71,33 @@ def damage(exc: BaseException, path: Path) -> CorruptDatabase | None:
     return None
 
 
-class Database:
+class SqliteTransaction:
+    """The `Transaction` of the SQLite backend: the one connection, inside BEGIN."""
+
+    def __init__(self, db: SqliteDatabase) -> None:
+        self._db = db
+
+    async def execute(self, sql: str, params: Iterable[Any] = ()) -> Executed:
+        async with self._db.conn.execute(sql, tuple(params)) as cursor:
+            return Executed(cursor.rowcount, cursor.lastrowid)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        await self._db.conn.executemany(sql, rows)
+
+    async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> Row | None:
+        return await self._db.fetch_one(sql, params)
+
+    async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
+        return await self._db.fetch_all(sql, params)
+
+    async def lock(self, name: str) -> None:
+        """Nothing to do: BEGIN IMMEDIATE already holds the one write lock."""
+
+
+class SqliteDatabase:
     """One aiosqlite connection with WAL, foreign keys and migrations applied."""
+
+    dialect: Literal["sqlite"] = "sqlite"
 
     def __init__(
         self,
@@ -91,7 +122,7 @@ class Database:
         *,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
         lock_wait_seconds: float = LOCK_WAIT_SECONDS,
-    ) -> Database:
+    ) -> SqliteDatabase:
         path = Path(path)
         if str(path) != ":memory:":
             _check_location(path)
@@ -110,7 +141,7 @@ class Database:
         return db
 
     @classmethod
-    async def open_read_only(cls, path: Path | str) -> Database:
+    async def open_read_only(cls, path: Path | str) -> SqliteDatabase:
         """A connection for inspection (`paperbot doctor`): no migration, no
         check, nothing written; a missing file is an error, not a new database."""
         path = Path(path)
@@ -120,6 +151,10 @@ class Database:
         except sqlite3.Error as exc:
             raise damage(exc, path) or StorageError(f"cannot open database {path}: {exc}") from exc
         return cls(conn, path)
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
 
     async def _quick_check(self) -> None:
         """Refuse a damaged file before any command reads half of it.
@@ -167,7 +202,7 @@ class Database:
             pause = min(pause * 2, 5.0)
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+    async def transaction(self) -> AsyncIterator[SqliteTransaction]:
         """One write transaction: committed on success, rolled back on error.
 
         BEGIN IMMEDIATE takes the write lock up front, so two writers queue
@@ -181,7 +216,7 @@ class Database:
             except sqlite3.Error as exc:
                 raise self.error(exc) from exc
             try:
-                yield self.conn
+                yield SqliteTransaction(self)
                 # Shielded: a cancel while COMMIT is queued must not report
                 # "rolled back" for a commit that then happens anyway.
                 await asyncio.shield(self.conn.commit())
@@ -196,7 +231,7 @@ class Database:
                     raise self.error(exc) from exc
                 raise
 
-    async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Row | None:
+    async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> Row | None:
         """The first row of a query, or None."""
         try:
             async with self.conn.execute(sql, params) as cursor:
@@ -204,7 +239,7 @@ class Database:
         except sqlite3.Error as exc:
             raise self.error(exc) from exc
 
-    async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+    async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
         """Every row of a query."""
         try:
             async with self.conn.execute(sql, params) as cursor:
@@ -212,9 +247,35 @@ class Database:
         except sqlite3.Error as exc:
             raise self.error(exc) from exc
 
+    async def stream(
+        self, sql: str, params: Iterable[Any] = (), batch: int = 5000
+    ) -> AsyncIterator[Row]:
+        """Rows fetched `batch` at a time, so a large result is never all held."""
+        try:
+            async with self.conn.execute(sql, tuple(params)) as cursor:
+                while rows := await cursor.fetchmany(batch):
+                    for row in rows:
+                        yield row
+        except sqlite3.Error as exc:
+            raise self.error(exc) from exc
+
+    async def hold(self, name: str) -> bool:  # noqa: ARG002 (the protocol's signature)
+        """One process per SQLite file: nothing else can hold `name`."""
+        return True
+
+    async def notify(self, channel: str, payload: str) -> None:
+        """One process per file: it already knows what it changed."""
+
+    async def listen(self, channel: str, callback: Callable[[str], None]) -> None:
+        """One process per file: no other process can change anything."""
+
     async def close(self) -> None:
         """Close the connection; closing twice is harmless."""
         await self.conn.close()
+
+
+#: The SQLite backend under the name callers that open files directly use.
+Database = SqliteDatabase
 
 
 def _check_location(path: Path) -> None:
@@ -265,10 +326,14 @@ def describe_sqlite_error(path: Path, exc: sqlite3.Error, fallback: str = "") ->
     return f"{fallback} database {path}: {text}".lstrip()
 
 
-def available_migrations() -> list[tuple[int, str, str]]:
-    """(version, name, sql) for every migration file, in order."""
+def available_migrations(dialect: str = "sqlite") -> list[tuple[int, str, str]]:
+    """(version, name, sql) for every migration file of a backend, in order:
+    SQLite's in `migrations/`, PostgreSQL's in `migrations/postgresql/`."""
+    folder = resources.files("paperbot.storage.migrations")
+    if dialect != "sqlite":
+        folder = folder / dialect
     found = []
-    for item in resources.files("paperbot.storage.migrations").iterdir():
+    for item in folder.iterdir():
         match = _MIGRATION_NAME.match(item.name)
         if match:
             found.append((int(match.group(1)), item.name, item.read_text(encoding="utf-8")))

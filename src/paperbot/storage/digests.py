@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from datetime import date, datetime, time
 from typing import Any, Literal
 
-import aiosqlite
-
 from paperbot.core.models import DigestPost, DigestSettings, PostKind
 from paperbot.core.render import EmbedData, EmbedField, MessageData
-from paperbot.storage.db import ConstraintError, Database
+from paperbot.storage.backend import Database, Transaction, dialect_sql
+from paperbot.storage.db import ConstraintError
 
+#: Every process hears a server's schedule change here (payload: the guild id).
+SETTINGS_CHANNEL = "paperbot_digest_settings"
 _SETTINGS_COLUMNS = (
     "guild_id, channel_id, post_time, timezone, count, enabled, active_since,"
     " updated_by, updated_at, failure, failure_at"
@@ -27,16 +28,22 @@ _SETTINGS_COLUMNS = (
 # History names papers by key (migration 0005); callers work with ids, which
 # stay stable because papers are retired, never deleted. A key whose paper row
 # is gone (`paperbot doctor` reports it) drops out of the id list.
-_PAPER_IDS_OF_POST = (
-    "(SELECT json_group_array(picked.id) FROM (SELECT p.id AS id"
+_PAPER_IDS_OF_POST = {
+    "sqlite": "(SELECT json_group_array(picked.id) FROM (SELECT p.id AS id"
     " FROM json_each(digest_posts.paper_keys) AS k JOIN papers AS p ON p.key = k.value"
-    " ORDER BY k.key) AS picked)"
-)
-_POST_COLUMNS = (
-    "id, guild_id, channel_id, kind, local_date, nonce, header, "
-    + _PAPER_IDS_OF_POST
-    + ", message, state, claimed_at, deadline, sent_at, attempts, message_id, error"
-)
+    " ORDER BY k.key) AS picked)",
+    "postgresql": "(SELECT coalesce(json_agg(p.id ORDER BY k.ord), '[]')::text"
+    " FROM jsonb_array_elements_text(digest_posts.paper_keys) WITH ORDINALITY AS k(value, ord)"
+    " JOIN papers AS p ON p.key = k.value)",
+}
+
+
+def _post_columns(db: Database) -> str:
+    return (
+        "id, guild_id, channel_id, kind, local_date, nonce, header, "
+        + _PAPER_IDS_OF_POST[db.dialect]
+        + ", message, state, claimed_at, deadline, sent_at, attempts, message_id, error"
+    )
 
 
 async def save_settings(
@@ -75,6 +82,7 @@ async def save_settings(
                 now.isoformat(),
             ),
         )
+    await db.notify(SETTINGS_CHANNEL, str(guild_id))
     found = await get_settings(db, guild_id)
     assert found is not None
     return found
@@ -97,10 +105,11 @@ async def set_enabled(db: Database, guild_id: int, enabled: bool, now: datetime)
     async with db.transaction() as conn:
         cur = await conn.execute(
             "UPDATE digest_settings SET enabled = ?, updated_at = ?,"
-            " active_since = CASE WHEN ? THEN ? ELSE active_since END WHERE guild_id = ?",
+            " active_since = CASE WHEN ? = 1 THEN ? ELSE active_since END WHERE guild_id = ?",
             (int(enabled), now.isoformat(), int(enabled), now.isoformat(), guild_id),
         )
-        return cur.rowcount > 0
+    await db.notify(SETTINGS_CHANNEL, str(guild_id))
+    return cur.rowcount > 0
 
 
 async def record_failure(db: Database, guild_id: int, message: str, now: datetime) -> None:
@@ -114,6 +123,7 @@ async def record_failure(db: Database, guild_id: int, message: str, now: datetim
 async def take_failure(db: Database, guild_id: int) -> tuple[str, datetime] | None:
     """The recorded failure, cleared in the same step (an admin is being told)."""
     async with db.transaction() as conn:
+        await conn.lock(f"digest-failure:{guild_id}")
         row = await db.fetch_one(
             "SELECT failure, failure_at FROM digest_settings"
             " WHERE guild_id = ? AND failure IS NOT NULL",
@@ -138,6 +148,14 @@ async def posted_ids(db: Database, channel_id: int) -> list[int]:
             (channel_id,),
         )
     ]
+
+
+_CLAIM_SQL = (
+    "INSERT INTO digest_posts (guild_id, channel_id, kind, local_date, nonce, header,"
+    " paper_keys, message, state, claimed_at, deadline)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'claimed', ?, ?)"
+    " ON CONFLICT DO NOTHING RETURNING id"
+)
 
 
 class AlreadyClaimed(Exception):
@@ -173,11 +191,11 @@ async def claim(
                     " AND kind = 'scheduled' AND state IN ('failed', 'expired')",
                     (guild_id, local_date.isoformat()),
                 )
-            keys = await _keys_of(conn, paper_ids)
-            cur = await conn.execute(
-                "INSERT INTO digest_posts (guild_id, channel_id, kind, local_date, nonce, header,"
-                " paper_keys, message, state, claimed_at, deadline)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'claimed', ?, ?)",
+            keys = await _keys_of(db, conn, paper_ids)
+            # The one gate across processes: a second claim of the day (or
+            # nonce) inserts nothing and returns no row.
+            row = await conn.fetch_one(
+                _CLAIM_SQL,
                 (
                     guild_id,
                     channel_id,
@@ -191,26 +209,30 @@ async def claim(
                     deadline.isoformat(),
                 ),
             )
-            post_id = cur.lastrowid
+            if row is None:
+                raise AlreadyClaimed(f"guild {guild_id} already has its post for {local_date}")
+            post_id = int(row[0])
             await conn.executemany(
                 "INSERT INTO digest_posted (channel_id, paper_key, post_id) VALUES (?, ?, ?)",
                 [(channel_id, key, post_id) for key in keys],
             )
     except ConstraintError as exc:
         raise AlreadyClaimed(str(exc)) from exc
-    assert post_id is not None
     found = await get_post(db, post_id)
     assert found is not None
     return found
 
 
-async def _keys_of(conn: aiosqlite.Connection, paper_ids: Sequence[int]) -> list[str]:
+async def _keys_of(db: Database, tx: Transaction, paper_ids: Sequence[int]) -> list[str]:
     """The stable keys of these papers, in the order given."""
-    async with conn.execute(
-        "SELECT id, key FROM papers WHERE id IN (SELECT value FROM json_each(?))",
+    ids_of = dialect_sql(
+        db, sqlite="json_each(?)", postgresql="jsonb_array_elements_text(?::jsonb) AS value"
+    )
+    rows = await tx.fetch_all(
+        f"SELECT id, key FROM papers WHERE id IN (SELECT CAST(value AS BIGINT) FROM {ids_of})",
         (json.dumps(list(paper_ids)),),
-    ) as cur:
-        by_id = {int(pid): str(key) for pid, key in await cur.fetchall()}
+    )
+    by_id = {int(pid): str(key) for pid, key in rows}
     return [by_id[pid] for pid in paper_ids if pid in by_id]
 
 
@@ -258,14 +280,14 @@ async def note_error(db: Database, post_id: int, error: str) -> None:
 
 
 async def get_post(db: Database, post_id: int) -> DigestPost | None:
-    sql = f"SELECT {_POST_COLUMNS} FROM digest_posts WHERE id = ?"
+    sql = f"SELECT {_post_columns(db)} FROM digest_posts WHERE id = ?"
     row = await db.fetch_one(sql, (post_id,))
     return _post(row) if row else None
 
 
 async def scheduled_post(db: Database, guild_id: int, local_date: date) -> DigestPost | None:
     sql = (
-        f"SELECT {_POST_COLUMNS} FROM digest_posts"
+        f"SELECT {_post_columns(db)} FROM digest_posts"
         " WHERE guild_id = ? AND local_date = ? AND kind = 'scheduled'"
     )
     row = await db.fetch_one(sql, (guild_id, local_date.isoformat()))
@@ -274,12 +296,15 @@ async def scheduled_post(db: Database, guild_id: int, local_date: date) -> Diges
 
 async def open_posts(db: Database) -> list[DigestPost]:
     """Posts whose delivery is unresolved (a crash, or an unknown outcome)."""
-    sql = f"SELECT {_POST_COLUMNS} FROM digest_posts WHERE state IN ('claimed', 'sent') ORDER BY id"
+    sql = f"SELECT {_post_columns(db)} FROM digest_posts"
+    sql += " WHERE state IN ('claimed', 'sent') ORDER BY id"
     return [_post(row) for row in await db.fetch_all(sql)]
 
 
 async def recent_posts(db: Database, guild_id: int, limit: int = 5) -> list[DigestPost]:
-    sql = f"SELECT {_POST_COLUMNS} FROM digest_posts WHERE guild_id = ? ORDER BY id DESC LIMIT ?"
+    sql = (
+        f"SELECT {_post_columns(db)} FROM digest_posts WHERE guild_id = ? ORDER BY id DESC LIMIT ?"
+    )
     return [_post(row) for row in await db.fetch_all(sql, (guild_id, limit))]
 
 

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database, dialect_sql
 
 # Orphans are counted and a few shown: a broken database can hold thousands.
 SHOWN = 5
 
 
 async def integrity_check(db: Database, limit: int = 20) -> list[str]:
-    """`PRAGMA integrity_check`: ["ok"], or up to `limit` descriptions of damage."""
-    return [str(row[0]) for row in await db.fetch_all(f"PRAGMA integrity_check({int(limit)})")]
+    """`PRAGMA integrity_check`: ["ok"], or up to `limit` descriptions of damage.
+    PostgreSQL checks its pages itself (checksums, WAL): it answers "ok"."""
+    sql = dialect_sql(db, sqlite=f"PRAGMA integrity_check({int(limit)})", postgresql="SELECT 'ok'")
+    return [str(row[0]) for row in await db.fetch_all(sql)]
 
 
 async def foreign_key_violations(db: Database) -> list[str]:
     """Rows whose declared reference points nowhere, as 'table rowid -> parent'."""
+    if db.dialect != "sqlite":
+        return []  # PostgreSQL enforces every reference on every write
     rows = await db.fetch_all("PRAGMA foreign_key_check")
     return [f"{table} row {rowid} -> {parent}" for table, rowid, parent, _ in rows]
 
@@ -30,8 +34,14 @@ async def orphan_history(db: Database) -> list[str]:
         ),
         (
             "digest posts name papers that do not exist",
-            "SELECT DISTINCT k.value FROM digest_posts AS d, json_each(d.paper_keys) AS k"
-            " WHERE NOT EXISTS (SELECT 1 FROM papers AS p WHERE p.key = k.value)",
+            dialect_sql(
+                db,
+                sqlite="SELECT DISTINCT k.value FROM digest_posts AS d,"
+                " json_each(d.paper_keys) AS k",
+                postgresql="SELECT DISTINCT k.value FROM digest_posts AS d,"
+                " jsonb_array_elements_text(d.paper_keys) AS k(value)",
+            )
+            + " WHERE NOT EXISTS (SELECT 1 FROM papers AS p WHERE p.key = k.value)",
         ),
     )
     found = []
@@ -50,6 +60,11 @@ async def retired_count(db: Database) -> int:
 
 
 async def schema_version(db: Database) -> int:
-    """`PRAGMA user_version`: the number of the last migration applied."""
-    row = await db.fetch_one("PRAGMA user_version")
+    """The number of the last migration applied (SQLite: `PRAGMA user_version`)."""
+    sql = dialect_sql(
+        db,
+        sqlite="PRAGMA user_version",
+        postgresql="SELECT coalesce(max(version), 0) FROM paperbot_schema",
+    )
+    row = await db.fetch_one(sql)
     return int(row[0]) if row else 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
 
 
 async def get_meta(db: Database, key: str) -> str | None:

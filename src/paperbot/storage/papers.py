@@ -9,7 +9,7 @@ from typing import Any
 
 from paperbot.core.load_plan import LoadPlan
 from paperbot.core.models import Entry, FileSource, Paper, PaperRecord, Source, VenueCount
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database, dialect_sql
 
 CORPUS_VERSION_KEY = "corpus_version"
 # Counts the loads that changed or removed papers (not only added some).
@@ -31,11 +31,16 @@ async def records_touching(
     large corpus stays cheap in time and memory. Retired papers are left out:
     a page that lists one again brings it back through an insert (`apply_load`).
     """
-    sql = (
-        "SELECT key, title, venue, year, area, entries FROM papers"
+    sql = dialect_sql(
+        db,
+        sqlite="SELECT key, title, venue, year, area, entries FROM papers"
         " WHERE retired_at IS NULL AND (key IN (SELECT value FROM json_each(?1))"
         " OR EXISTS (SELECT 1 FROM json_each(papers.entries) AS e"
-        "  WHERE json_extract(e.value, '$.file') IN (SELECT value FROM json_each(?2))))"
+        "  WHERE json_extract(e.value, '$.file') IN (SELECT value FROM json_each(?2))))",
+        postgresql="SELECT key, title, venue, year, area, entries::text FROM papers"
+        " WHERE retired_at IS NULL AND (key IN (SELECT jsonb_array_elements_text(?1::jsonb))"
+        " OR EXISTS (SELECT 1 FROM jsonb_array_elements(papers.entries) AS e"
+        "  WHERE e->>'file' IN (SELECT jsonb_array_elements_text(?2::jsonb))))",
     )
     params = (json.dumps(list(keys), ensure_ascii=False), json.dumps(list(files)))
     rows = await db.fetch_all(sql, params)
@@ -47,10 +52,14 @@ async def records_touching(
 
 async def file_contents(db: Database, files: Collection[str]) -> tuple[int, set[str]]:
     """How many stored entries these files gave, and the keys of their papers."""
-    sql = (
-        "SELECT p.key FROM papers AS p, json_each(p.entries) AS e"
+    sql = dialect_sql(
+        db,
+        sqlite="SELECT p.key FROM papers AS p, json_each(p.entries) AS e"
         " WHERE json_extract(e.value, '$.file') IN (SELECT value FROM json_each(?))"
-        " AND p.retired_at IS NULL"
+        " AND p.retired_at IS NULL",
+        postgresql="SELECT p.key FROM papers AS p, jsonb_array_elements(p.entries) AS e"
+        " WHERE e->>'file' IN (SELECT jsonb_array_elements_text(?::jsonb))"
+        " AND p.retired_at IS NULL",
     )
     keys = [key for (key,) in await db.fetch_all(sql, (json.dumps(list(files)),))]
     return len(keys), set(keys)
@@ -58,11 +67,16 @@ async def file_contents(db: Database, files: Collection[str]) -> tuple[int, set[
 
 async def keys_by_file(db: Database, files: Collection[str]) -> dict[str, set[str]]:
     """The keys of the papers each of these files gave at its last load."""
-    sql = (
-        "SELECT DISTINCT json_extract(e.value, '$.file'), p.key"
+    sql = dialect_sql(
+        db,
+        sqlite="SELECT DISTINCT json_extract(e.value, '$.file'), p.key"
         " FROM papers AS p, json_each(p.entries) AS e"
         " WHERE json_extract(e.value, '$.file') IN (SELECT value FROM json_each(?))"
-        " AND p.retired_at IS NULL"
+        " AND p.retired_at IS NULL",
+        postgresql="SELECT DISTINCT e->>'file', p.key"
+        " FROM papers AS p, jsonb_array_elements(p.entries) AS e"
+        " WHERE e->>'file' IN (SELECT jsonb_array_elements_text(?::jsonb))"
+        " AND p.retired_at IS NULL",
     )
     found: dict[str, set[str]] = {}
     for name, key in await db.fetch_all(sql, (json.dumps(list(files)),)):
@@ -72,7 +86,7 @@ async def keys_by_file(db: Database, files: Collection[str]) -> dict[str, set[st
 
 async def file_sources(db: Database) -> dict[str, FileSource]:
     """Where each page was last loaded from, and when, by file name."""
-    sql = "SELECT substr(key, ?), value FROM meta WHERE key LIKE ? || '%'"
+    sql = "SELECT substr(key, ?), value FROM meta WHERE key LIKE CAST(? AS TEXT) || '%'"
     prefix = SOURCE_PREFIX
     rows = await db.fetch_all(sql, (len(prefix) + 1, prefix))
     sources = {}
@@ -84,7 +98,7 @@ async def file_sources(db: Database) -> dict[str, FileSource]:
 
 async def file_fingerprints(db: Database) -> dict[str, str]:
     """Fingerprints of the corpus files as last loaded, by file name."""
-    sql = "SELECT substr(key, ?), value FROM meta WHERE key LIKE ? || '%'"
+    sql = "SELECT substr(key, ?), value FROM meta WHERE key LIKE CAST(? AS TEXT) || '%'"
     prefix = FINGERPRINT_PREFIX
     rows = await db.fetch_all(sql, (len(prefix) + 1, prefix))
     return {row[0]: row[1] for row in rows}
@@ -107,6 +121,8 @@ async def apply_load(
     """
     stamp = now.isoformat()
     async with db.transaction() as conn:
+        # Processes starting together load the same pages: one at a time.
+        await conn.lock("corpus-load")
         await conn.executemany(
             "INSERT INTO papers (key, title, venue, year, area, entries, summaries,"
             " added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -138,7 +154,7 @@ async def apply_load(
         )
         bump = (
             "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key)"
-            " DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+            " DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)"
         )
         if plan.inserts or plan.updates or plan.removals:
             await conn.execute(bump, (CORPUS_VERSION_KEY,))
@@ -158,8 +174,9 @@ async def list_papers(
 ) -> list[Paper]:
     """Papers in id order, optionally for one venue (case-insensitive) and/or year."""
     sql = f"SELECT {_PAPER_COLUMNS} FROM papers WHERE retired_at IS NULL"
-    sql += " AND (?1 IS NULL OR venue = ?1 COLLATE NOCASE)"
-    sql += " AND (?2 IS NULL OR year = ?2) ORDER BY id"
+    # lower() on both sides: SQLite's and PostgreSQL's NOCASE rules differ.
+    sql += " AND (CAST(?1 AS TEXT) IS NULL OR lower(venue) = lower(CAST(?1 AS TEXT)))"
+    sql += " AND (CAST(?2 AS INTEGER) IS NULL OR year = ?2) ORDER BY id"
     return [paper_from_row(row) for row in await db.fetch_all(sql, (venue, year))]
 
 
@@ -168,8 +185,11 @@ async def get_papers(db: Database, ids: Sequence[int]) -> list[Paper]:
     if not ids:
         return []
     # One round trip for the whole batch: json_each binds the list as one parameter.
-    sql = f"SELECT {_PAPER_COLUMNS} FROM papers WHERE id IN (SELECT value FROM json_each(?))"
-    sql += " AND retired_at IS NULL"
+    ids_of = dialect_sql(
+        db, sqlite="json_each(?)", postgresql="jsonb_array_elements_text(?::jsonb) AS value"
+    )
+    sql = f"SELECT {_PAPER_COLUMNS} FROM papers"
+    sql += f" WHERE id IN (SELECT CAST(value AS BIGINT) FROM {ids_of}) AND retired_at IS NULL"
     found = {
         row[0]: paper_from_row(row) for row in await db.fetch_all(sql, (json.dumps(list(ids)),))
     }

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from paperbot.core.models import SavedPaper
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
 from paperbot.storage.papers import PAPER_COLUMNS, paper_from_row
 
 
@@ -21,6 +21,7 @@ async def toggle(
     """Save the paper, or unsave it if it was saved. True when it is saved now,
     False when it was removed, None when no paper has that id."""
     async with db.transaction() as conn:
+        await conn.lock(f"saved:{guild_id}:{user_id}")
         row = await db.fetch_one("SELECT key FROM papers WHERE id = ?", (paper_id,))
         if row is None:
             return None

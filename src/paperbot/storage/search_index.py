@@ -8,7 +8,6 @@ reader can tell whether it is still current without unpickling anything.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paperbot.core.models import PaperColumns
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
 from paperbot.storage.papers import REWRITES_KEY
 
 
@@ -150,19 +149,16 @@ async def paper_columns(db: Database, batch: int = 5000, after_id: int = 0) -> P
     columns = PaperColumns()
     # Not `fetch_all`: batches keep the raw rows of a large corpus from all
     # being held at once beside the columns.
-    try:
-        async with db.conn.execute(
-            "SELECT id, title, venue, year, summaries FROM papers"
-            " WHERE retired_at IS NULL AND id > ? ORDER BY id",
-            (after_id,),
-        ) as cur:
-            while rows := await cur.fetchmany(batch):
-                for pid, title, venue, year, summaries in rows:
-                    columns.ids.append(int(pid))
-                    columns.titles.append(str(title))
-                    columns.venues.append(str(venue))
-                    columns.years.append(int(year))
-                    columns.summaries.append("\n\n".join(json.loads(summaries)))
-    except sqlite3.Error as exc:
-        raise db.error(exc) from exc
+    rows = db.stream(
+        "SELECT id, title, venue, year, summaries FROM papers"
+        " WHERE retired_at IS NULL AND id > ? ORDER BY id",
+        (after_id,),
+        batch=batch,
+    )
+    async for pid, title, venue, year, summaries in rows:
+        columns.ids.append(int(pid))
+        columns.titles.append(str(title))
+        columns.venues.append(str(venue))
+        columns.years.append(int(year))
+        columns.summaries.append("\n\n".join(json.loads(summaries)))
     return columns

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from paperbot.core.models import Subscription, TopicCount, TopicSubscribers
 from paperbot.core.models import SubscriptionKind as Kind
-from paperbot.storage.db import Database
+from paperbot.storage.backend import Database
 
 AddOutcome = Literal["added", "exists", "limit"]
 
@@ -40,6 +40,7 @@ async def add(
     )
     count = "SELECT count(*) FROM subscriptions WHERE guild_id = ? AND user_id = ?"
     async with db.transaction() as conn:
+        await conn.lock(f"subscriptions:{guild_id}:{user_id}")
         if await db.fetch_one(exists, (guild_id, user_id, kind, topic)) is not None:
             return "exists"
         row = await db.fetch_one(count, (guild_id, user_id))
@@ -60,9 +61,7 @@ async def remove(db: Database, guild_id: int, user_id: int, kind: Kind, topic: s
             " AND topic = ?",
             (guild_id, user_id, kind, topic),
         )
-        removed = cur.rowcount > 0
-        await cur.close()
-    return removed
+    return cur.rowcount > 0
 
 
 async def user_subscriptions(db: Database, guild_id: int, user_id: int) -> list[Subscription]:
@@ -105,7 +104,7 @@ async def topic_counts(db: Database, guild_id: int | None = None) -> list[TopicC
     """Subscribers per topic, in one server or across all, most followed first."""
     sql = (
         "SELECT kind, topic, min(label), count(*) FROM subscriptions"
-        " WHERE (?1 IS NULL OR guild_id = ?1) GROUP BY kind, topic"
+        " WHERE (CAST(?1 AS BIGINT) IS NULL OR guild_id = ?1) GROUP BY kind, topic"
         " ORDER BY count(*) DESC, kind, topic"
     )
     return [
@@ -120,7 +119,8 @@ async def list_subscriptions(
     """Stored subscriptions for operators, optionally one server and/or one user."""
     sql = (
         f"SELECT {_COLUMNS} FROM subscriptions"
-        " WHERE (?1 IS NULL OR guild_id = ?1) AND (?2 IS NULL OR user_id = ?2)"
+        " WHERE (CAST(?1 AS BIGINT) IS NULL OR guild_id = ?1)"
+        " AND (CAST(?2 AS BIGINT) IS NULL OR user_id = ?2)"
         " ORDER BY guild_id, user_id, id"
     )
     return [_subscription(row) for row in await db.fetch_all(sql, (guild_id, user_id))]

@@ -45,7 +45,7 @@ from paperbot.core.search._query import (
     expand_terms,
     parse_query,
 )
-from paperbot.core.search._rank import RankedMatches, rank, suggest_titles
+from paperbot.core.search._rank import rank, suggest_titles
 from paperbot.core.search._recall import (
     TermScores,
     filter_mask,
@@ -70,7 +70,6 @@ __all__ = [
     "FieldIndex",
     "ParsedQuery",
     "QueryProblem",
-    "RankedMatches",
     "Ranking",
     "SearchIndex",
     "Term",

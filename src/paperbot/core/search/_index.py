@@ -63,7 +63,7 @@ class Ranking:
 
     ids: tuple[int, ...]
     scores: tuple[float, ...]
-    # A tuple, or `RankedMatches` working out later results on first read.
+    # A tuple, or a `LazySequence` working out later results on first read.
     matched: Sequence[tuple[str, ...]]
 
 

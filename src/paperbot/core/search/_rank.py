@@ -4,12 +4,12 @@ out highlights, and the "did you mean" titles."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import overload
 
 import numpy as np
 from numpy.typing import NDArray
 from rapidfuzz import fuzz
 
+from paperbot.core.lazy import LazySequence
 from paperbot.core.search._grams import term_grams
 from paperbot.core.search._index import EMPTY_RANKING, Ranking, SearchIndex
 from paperbot.core.search._match import FieldText
@@ -60,7 +60,7 @@ def rank(
         scored = scored[:limit]
     shown = len(scored) if highlight is None else max(0, highlight)
     # The highlight reuses the fields the scorer already split into words.
-    matched = RankedMatches(
+    matched = ranked_matches(
         [(titles[c], summaries[c]) for _, _, c in scored[:shown]],
         len(scored),
         terms,
@@ -69,7 +69,7 @@ def rank(
     )
     # The first page is worked out here: at 100k papers `rank` runs in a
     # worker thread, so the first reply's highlight stays off the event loop.
-    matched.compute(shown if eager is None else eager)
+    matched.compute(shown if eager is None else min(eager, shown))
     return Ranking(
         tuple(i for _, i, _ in scored),
         tuple(s for s, _, _ in scored),
@@ -117,77 +117,31 @@ def _partial_coverage(ids: Sequence[int], stage1: Sequence[float]) -> list[tuple
     return scored
 
 
-class RankedMatches(Sequence[tuple[str, ...]]):
+def ranked_matches(
+    fields: Sequence[tuple[FieldText, FieldText]],
+    length: int,
+    terms: Sequence[Term],
+    phrase: str,
+    weights: Sequence[float],
+) -> LazySequence[tuple[str, ...]]:
     """Per ranked paper the normalised strings that matched, each worked out
     on first read and kept (pure and cheap: ~0.1 ms a paper). Results past
-    the highlighted ones read as (). Compares equal to the tuple of its items.
+    the highlighted ones (`fields`) read as (). Compares equal to the tuple
+    of its items.
 
     Not thread-safe to fill from two threads at once; a search fills it in
     one thread (the ranking's) and later reads run on the event loop.
     """
+    # Only the highlighted papers' prepared fields are held, not the index.
+    highlighted = list(fields)
+    terms, weights = tuple(terms), tuple(weights)
 
-    __slots__ = ("_fields", "_found", "_length", "_phrase", "_terms", "_weights")
+    def matched(i: int) -> tuple[str, ...]:
+        if i >= len(highlighted):
+            return ()
+        return rerank_fields(highlighted[i], terms, phrase, weights)[1]
 
-    def __init__(
-        self,
-        fields: Sequence[tuple[FieldText, FieldText]],
-        length: int,
-        terms: Sequence[Term],
-        phrase: str,
-        weights: Sequence[float],
-    ) -> None:
-        # Only the highlighted papers' prepared fields are held, not the index.
-        self._fields = list(fields)
-        self._found: list[tuple[str, ...] | None] = [None] * len(self._fields)
-        self._length = length
-        self._terms = tuple(terms)
-        self._phrase = phrase
-        self._weights = tuple(weights)
-
-    def compute(self, count: int) -> None:
-        """Work out the first `count` results' matches now."""
-        for i in range(min(max(0, count), len(self._fields))):
-            self._match(i)
-
-    def computed(self) -> int:
-        """How many results' matches have been worked out (for tests)."""
-        return sum(found is not None for found in self._found)
-
-    def _match(self, i: int) -> tuple[str, ...]:
-        found = self._found[i]
-        if found is None:
-            found = rerank_fields(self._fields[i], self._terms, self._phrase, self._weights)[1]
-            self._found[i] = found
-        return found
-
-    def __len__(self) -> int:
-        return self._length
-
-    @overload
-    def __getitem__(self, index: int) -> tuple[str, ...]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[tuple[str, ...], ...]: ...
-
-    def __getitem__(self, index: int | slice) -> tuple[str, ...] | tuple[tuple[str, ...], ...]:
-        if isinstance(index, slice):
-            return tuple(self[i] for i in range(*index.indices(self._length)))
-        if index < 0:
-            index += self._length
-        if not 0 <= index < self._length:
-            raise IndexError(index)
-        return self._match(index) if index < len(self._fields) else ()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, RankedMatches | tuple):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"RankedMatches({self.computed()} of {self._length} worked out)"
+    return LazySequence(length, matched)
 
 
 def suggest_titles(index: SearchIndex, query: ParsedQuery, limit: int = 3) -> tuple[int, ...]:

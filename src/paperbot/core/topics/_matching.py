@@ -18,7 +18,7 @@ uses is matched through the corpus words one edit away).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -59,6 +59,11 @@ LEAD_SHARE = 0.35
 LEAD_MIN_CHARS = 40
 """The lead of a summary: its first `LEAD_SHARE` (at least `LEAD_MIN_CHARS`
 characters of its key), where a summary says what the paper is about."""
+
+NEAR_LIMIT = 24
+"""Most near matches kept per topic: papers with some evidence for the topic
+(a passing mention, a weak alias alone) below `RELEVANCE_THRESHOLD`. They are
+never matches; the digest uses them, best first, before unrelated fill."""
 
 TYPO_QUALITY = 0.7
 """A hit through a corrected word of a keyword counts this much of an exact hit."""
@@ -245,10 +250,14 @@ def _scores(hits: Sequence[tuple[_Term, _Hits]], size: int) -> FloatArray:
 
 @dataclass(frozen=True, slots=True)
 class TopicMatches:
-    """Papers matching one topic, best first: parallel `ids` and `scores`."""
+    """Papers matching one topic, best first: parallel `ids` and `scores`;
+    and up to `NEAR_LIMIT` near matches (`near_ids`, `near_scores`, best
+    first), which are not matches and not counted in `len`."""
 
     ids: IntArray
     scores: FloatArray
+    near_ids: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    near_scores: FloatArray = field(default_factory=lambda: np.zeros(0, dtype=np.float64))
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -273,10 +282,20 @@ def match_topic(
     never corrected to a vocabulary word it is not.
     """
     score = _scores(_counted_hits(topic, corpus, protected, vocabulary), len(corpus))
-    positions = np.flatnonzero(score >= RELEVANCE_THRESHOLD)
-    order = np.lexsort((corpus.ids[positions], -score[positions]))
-    positions = positions[order]
-    return TopicMatches(corpus.ids[positions], score[positions])
+    positions = _best_first(score, corpus.ids, np.flatnonzero(score >= RELEVANCE_THRESHOLD))
+    near = np.flatnonzero((score > 0) & (score < RELEVANCE_THRESHOLD))
+    if len(near) > NEAR_LIMIT:
+        near = near[np.argpartition(-score[near], NEAR_LIMIT - 1)[:NEAR_LIMIT]]
+    near = _best_first(score, corpus.ids, near)
+    return TopicMatches(corpus.ids[positions], score[positions], corpus.ids[near], score[near])
+
+
+def _best_first(
+    score: FloatArray, ids: IntArray, positions: npt.NDArray[np.intp]
+) -> npt.NDArray[np.intp]:
+    """`positions` by falling score, ties by paper id."""
+    ordered: npt.NDArray[np.intp] = positions[np.lexsort((ids[positions], -score[positions]))]
+    return ordered
 
 
 def explain(
