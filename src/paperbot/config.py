@@ -65,6 +65,12 @@ def _existing_dir(path: Path) -> Path:
     return path
 
 
+def _http_url(url: str) -> str:
+    if not url.startswith(("http://", "https://")) or len(url) < 11:
+        raise ValueError(f"{url!r} is not an http(s) URL")
+    return url
+
+
 def _existing_file(path: Path) -> Path:
     if not path.is_file():
         raise ValueError(f"file {path} does not exist")
@@ -147,6 +153,12 @@ class CorpusSettings(_Section):
     max_title_chars: StrictInt = Field(default=500, ge=20, le=10_000)
     max_summary_chars: StrictInt = Field(default=5000, ge=100, le=100_000)
     max_entries_per_file: StrictInt = Field(default=5000, ge=1, le=1_000_000)
+    # How often the running bot looks for new or changed pages (0: never).
+    poll_seconds: FiniteFloat = Field(default=60.0, ge=0, le=86_400)
+    # Digest pages (or RSS/Atom feeds linking to pages) fetched by URL.
+    sources: list[Annotated[str, AfterValidator(_http_url)]] = Field(default_factory=list)
+    sources_poll_seconds: FiniteFloat = Field(default=3600.0, ge=1, le=7 * 86_400)
+    source_timeout_seconds: FiniteFloat = Field(default=20.0, gt=0, le=600)
 
 
 class TopicsSettings(_Section):

@@ -128,9 +128,10 @@ def test_doctor_names_orphan_history_and_a_wrong_index(
     conn.execute(
         "INSERT INTO digest_posted (channel_id, paper_key, post_id) VALUES (70, 'no such paper', 1)"
     )
-    conn.execute(
-        "INSERT INTO search_index VALUES ('x', 999, 1, '<f4', '[0]', x'')"
-    )  # built from a corpus version that never existed
+    # `paperbot load` stored an index: replace it with one built from a
+    # corpus version that never existed.
+    conn.execute("DELETE FROM search_index")
+    conn.execute("INSERT INTO search_index VALUES ('x', 999, 1, '<f4', '[0]', x'')")
     conn.commit()
     conn.close()
     code, report = doctor(capsys)

@@ -8,7 +8,9 @@ included), `--repeat` times. Baseline in the same process: the naive linear
 scan (title x20 + summary x1 per query word, text lower-cased once) over the
 same papers. Then a fresh process opens the database (a restart: the stored
 index must be reused, not rebuilt; its peak RSS is what a bot serving
-searches needs), and 1% more papers are loaded (the index must follow).
+searches needs), and 1% more papers are loaded (the index must follow,
+appending them: its time and extra peak memory are reported as ratios to
+the full build's in the same run).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.clock import utc_now
 from paperbot.config import SearchSettings
+from paperbot.services import workers
 from paperbot.services.app import open_database
 from paperbot.services.corpus import CorpusService
 from paperbot.services.search import SearchService
@@ -79,6 +82,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
+    # Builds in this process (in a thread, not the worker process): their
+    # time and peak memory are what is measured here.
+    workers.WORKER_THRESHOLD = sys.maxsize
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         _write_bench_corpus(folder, args.papers)
@@ -95,11 +101,17 @@ async def _measure(db_path: str | Path, folder: Path, args: argparse.Namespace) 
     restart = _restart_in_fresh_process(db_path, args.repeat)
     # A later load that adds 1% more papers: the index must follow.
     update = await _measure_update(db_path, folder, args.papers, first.peaks)
+    full_extra = first.peaks.get("full_build_extra_mb", 0.0)
     return {
         "papers": args.papers,
         **first.figures(),
         **restart,
         **update,
+        # The incremental update (1% more papers) against the full build above.
+        "update_vs_full_build_time": update["update_index_s"] / first.index_s,
+        "update_vs_full_build_memory": (
+            update["update_index_extra_mb"] / full_extra if full_extra > 0 else None
+        ),
         "peak_rss_mb": peak_rss_mb(),
         **first.peaks,
     }
@@ -156,8 +168,10 @@ async def _measure_first_load(db_path: str | Path, corpus_folder: Path, repeat: 
         baseline = await _baseline_latencies(corpus)  # before the index: peaks don't add up
         start = time.perf_counter()
         service = SearchService(db, SearchSettings())
+        before_mb = _reset_peak()
         await service.refresh()
         index_s = time.perf_counter() - start
+        peaks["full_build_extra_mb"] = _high_water_mb() - before_mb
         latencies, hits = await _timed_queries(service, repeat)
         peaks["peak_after_build_mb"] = _high_water_mb()
         del service
@@ -182,13 +196,19 @@ async def _measure_update(
             now=utc_now(),
             limits=BENCH_LIMITS,
         )
+        before_mb = _reset_peak()
+        index_start = time.perf_counter()
         await service.refresh()
+        update_index_s = time.perf_counter() - index_start
+        update_extra_mb = _high_water_mb() - before_mb
         update_s = time.perf_counter() - start
+        source = service.last_status.source if service.last_status else "none"
         stored = await corpus.paper_count()
         indexed = (await service.ensure_index()).size
         # The first added paper's title ends with its serial, S{papers}.
         found = await service.search(f"S{papers}", limit=3)
         peaks["peak_after_update_mb"] = _high_water_mb()
+        await service.flush()
     finally:
         await db.close()
     return {
@@ -196,6 +216,9 @@ async def _measure_update(
         "update_indexed": indexed,
         "update_new_paper_found": any(h.paper.title.endswith(f"S{papers}") for h in found.hits),
         "update_load_and_rebuild_s": update_s,
+        "update_index_source": source,
+        "update_index_s": update_index_s,
+        "update_index_extra_mb": update_extra_mb,
     }
 
 
@@ -260,6 +283,20 @@ async def _serve(db_path: str | Path, repeat: int) -> dict[str, Any]:
         # Not ru_maxrss: across fork+exec it carries the parent's peak.
         "serve_peak_rss_mb": _high_water_mb(),
     }
+
+
+def _reset_peak() -> float:
+    """Reset this process's peak RSS to its current RSS (Linux: clear_refs)
+    and return that RSS: a step's peak is then `_high_water_mb()` minus it."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5", encoding="ascii")
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+    except OSError:
+        return 0.0
+    for line in status.splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def _high_water_mb() -> float:

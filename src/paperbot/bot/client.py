@@ -26,6 +26,7 @@ EXTENSIONS: tuple[str, ...] = (
     "paperbot.bot.cogs.digest",
     "paperbot.bot.cogs.search",
     "paperbot.bot.cogs.feedback",
+    "paperbot.bot.cogs.corpus_watch",
 )
 
 # The bot has no voice features: don't warn at start-up that voice libraries are missing.

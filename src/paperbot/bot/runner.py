@@ -127,7 +127,8 @@ def point_discord_at(env: Mapping[str, str]) -> str | None:
 
 
 async def open_app(settings: Settings) -> App:
-    """The App with the database migrated and the configured corpus loaded."""
+    """The App with the database migrated, the configured corpus loaded and
+    the search index current."""
     app = await App.open(settings)
     try:
         await app.corpus.load(
@@ -142,6 +143,18 @@ async def open_app(settings: Settings) -> App:
         )
         # Before logging in: a shard another live process runs is refused here.
         await app.digest.hold_shards()
+        # Ready means ready: the search index is current (built in the
+        # worker process if it must be) before the bot says so. The topic
+        # matches follow in the background (the subscriptions cog's warm-up,
+        # also in the worker): at 100,000 papers they take longer than the
+        # index, and commands that need them say "thinking" meanwhile.
+        prepared = await app.prepare(topics=False)
+        log.info(
+            "prepared for %d papers (search index %s) in %.1fs",
+            prepared.papers,
+            prepared.index_source,
+            prepared.seconds,
+        )
     except BaseException:
         await app.close()
         raise

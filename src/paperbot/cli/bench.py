@@ -24,6 +24,7 @@ BENCHMARKS = {
     "search": "paperbot.bench.search",
     "quality": "paperbot.bench.quality",
     "feedback": "paperbot.bench.feedback",
+    "coldstart": "paperbot.bench.coldstart",
 }
 
 

@@ -204,9 +204,14 @@ def _noise_warning(file: str, entries: Sequence[Entry]) -> list[Problem]:
 
 def _looks_like_noise(title: str) -> bool:
     """Mostly symbols or digits: letters are under half of the visible characters."""
-    visible = [ch for ch in title if not ch.isspace()]
-    letters = sum(1 for ch in visible if ch.isalpha())
-    return letters * 2 < len(visible)
+    # Word by word: a whole word of letters is counted at once (the usual
+    # case), only mixed words character by character. `split()` drops the
+    # same characters `isspace` does.
+    visible = letters = 0
+    for word in title.split():
+        visible += len(word)
+        letters += len(word) if word.isalpha() else sum(map(str.isalpha, word))
+    return letters * 2 < visible
 
 
 def _limit_problem(ctx: _Context, title: str, summaries: Sequence[str]) -> str | None:
@@ -246,8 +251,13 @@ def _is_block_layout(lines: list[str]) -> bool:
     if any(_PLAIN_VENUE.match(line) for line in lines):
         return True
     content = [line for line in lines if line and not _is_header(line)]
-    separated = sum(1 for line in content if _split_title(line) is not None)
-    return bool(content) and separated * 2 < len(content)
+    separated = 0
+    for line in content:
+        separated += _split_title(line) is not None
+        # Decided once half are "Title: summary" lines: skip the rest.
+        if separated * 2 >= len(content):
+            return False
+    return bool(content)
 
 
 def _is_header(line: str) -> bool:

@@ -5,6 +5,7 @@ The bot and the CLI both build one `App`, so they run the same use-cases.
 
 from __future__ import annotations
 
+import time
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,10 +20,11 @@ from paperbot.services.search import SearchService
 from paperbot.services.state import StateService
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.services.topics import TopicService, load_vocabulary
+from paperbot.services.workers import shutdown_workers
 from paperbot.storage import CorruptDatabase, Database, StorageError
 from paperbot.storage import open_database as open_store
 
-__all__ = ["App", "CorruptDatabase", "StorageError", "open_database"]
+__all__ = ["App", "CorruptDatabase", "Prepared", "StorageError", "open_database"]
 
 
 async def open_database(target: str | Path) -> Database:
@@ -38,6 +40,16 @@ def scratch_postgres(url: str) -> AbstractAsyncContextManager[str]:
     from paperbot.storage.postgres import scratch_schema  # asyncpg is an extra
 
     return scratch_schema(url)
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """What `App.prepare` did: papers indexed, "built" or "stored", seconds."""
+
+    papers: int
+    index_source: str
+    seconds: float
+    index_seconds: float = 0.0
 
 
 @dataclass
@@ -90,9 +102,25 @@ class App:
             feedback=feedback,
         )
 
+    async def prepare(self, *, topics: bool = True) -> Prepared:
+        """Make the search index current (stored for the next start) and,
+        with `topics`, prepare the topic matches (kept in memory only), CPU
+        work in the worker process: what "ready" means for the bot, and the
+        end of `paperbot load` (which stores the index)."""
+        start = time.perf_counter()
+        index = await self.search.refresh()
+        index_seconds = time.perf_counter() - start
+        if topics:
+            await self.topics.warm()
+        status = self.search.last_status
+        source = status.source if status is not None else "current"
+        return Prepared(index.size, source, time.perf_counter() - start, index_seconds)
+
     async def close(self) -> None:
         """Close the database; a second call does nothing (shutdown paths may overlap)."""
         if self._closed:
             return
         self._closed = True
+        await self.search.flush()
         await self._db.close()
+        shutdown_workers()

@@ -377,6 +377,10 @@ class CorpusService:
     async def paper_count(self) -> int:
         return await papers.paper_count(self._db)
 
+    async def version(self) -> int:
+        """The corpus version: changes whenever a load changes any paper."""
+        return await papers.corpus_version(self._db)
+
     async def venues(self) -> list[VenueCount]:
         """Loaded venues and years with their paper counts, newest year first."""
         return await papers.venues(self._db)

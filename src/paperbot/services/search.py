@@ -10,6 +10,7 @@ runs, searches are answered from the previous index instead of waiting.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import ctypes.util
 import gc
@@ -23,12 +24,15 @@ from paperbot.config import SearchSettings
 from paperbot.core import search as core
 from paperbot.core.models import Paper
 from paperbot.core.search import ParsedQuery, QueryProblem, parse_query
+from paperbot.services.workers import WORKER_THRESHOLD, off_loop
 from paperbot.storage import papers as paper_store
 from paperbot.storage import search_index as index_store
 from paperbot.storage.backend import Database
 from paperbot.storage.db import StorageError
 
 log = logging.getLogger(__name__)
+Watermark = tuple[int, int]
+"""(count, rewriting loads) of the papers an index holds: see `papers_up_to`."""
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -127,6 +131,8 @@ class SearchService:
         self._lock = asyncio.Lock()
         self._rebuild: asyncio.Task[core.SearchIndex] | None = None
         self.last_status: IndexStatus | None = None
+        self._mark: Watermark | None = None
+        self._saving: asyncio.Task[None] | None = None
         self._seen_version = -1
         self._checked_at: float | None = None
 
@@ -187,12 +193,17 @@ class SearchService:
             if self._index is not None and self._version == version:
                 return self._index
             start = time.perf_counter()
-            index = await self._load_stored(version)
-            source = "stored"
+            # The papers before the index's last one as they were (read
+            # before the papers, so a load in between only makes it stale).
+            mark = await self._watermark_of(self._index)
+            index, source = await self._append(version), "appended"
             if index is None:
-                index = await self._build_and_store(version)
-                source = "built"
+                mark = None
+                index, source = await self._load_stored(version), "stored"
+            if index is None:
+                index, source = await self._build_and_store(version), "built"
             self._index, self._version = index, version
+            self._mark = await self._current_mark(index, version, mark)
             self.last_status = IndexStatus(index.size, version, source, time.perf_counter() - start)
             log.info(
                 "search index %s: %d papers, corpus version %d, %.2fs",
@@ -202,6 +213,65 @@ class SearchService:
                 self.last_status.seconds,
             )
             return index
+
+    async def _watermark_of(self, index: core.SearchIndex | None) -> Watermark | None:
+        if index is None or index.size == 0:
+            return None
+        return await index_store.papers_up_to(self._db, int(index.ids[-1]))
+
+    async def _current_mark(
+        self, index: core.SearchIndex, version: int, mark: Watermark | None
+    ) -> Watermark | None:
+        """The watermark an append next time compares with; None (no
+        append, a full build) when a load may have raced this refresh."""
+        if mark is None:
+            mark = await self._watermark_of(index)
+        if await paper_store.corpus_version(self._db) != version:
+            return None
+        return mark
+
+    async def _append(self, version: int) -> core.SearchIndex | None:
+        """The current index plus the papers added since, when nothing else
+        changed (the same count of the papers it holds, no load since that
+        changed or removed papers): a
+        load that adds a page costs that page, not a rebuild."""
+        index, mark = self._index, self._mark
+        if index is None or mark is None or index.size == 0:
+            return None
+        last_id = int(index.ids[-1])
+        if await index_store.papers_up_to(self._db, last_id) != mark:
+            return None
+        # As before a full build: the load's freed heap goes back first, so
+        # the append's peak does not stack on top of it.
+        release_free_memory()
+        columns = await index_store.paper_columns(self._db, after_id=last_id)
+        # A thread: the work is the new papers' (small), and the index
+        # itself would cost more to send to a process than to extend here.
+        appended = await asyncio.to_thread(
+            core.append_papers,
+            index,
+            ids=columns.ids,
+            titles=columns.titles,
+            venues=columns.venues,
+            years=columns.years,
+            summaries=columns.summaries,
+        )
+        if appended is not None:
+            self._save_later(appended, version)
+        return appended
+
+    def _save_later(self, index: core.SearchIndex, version: int) -> None:
+        """Store an appended index for the next start, in the background:
+        the searches need it now, the next start later."""
+        if self._saving is not None and not self._saving.done():
+            self._saving.cancel()  # a newer index supersedes it
+        self._saving = asyncio.create_task(self._save(index, version), name="search-save")
+
+    async def flush(self) -> None:
+        """Wait for a background save of the index (before the database closes)."""
+        if self._saving is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._saving
 
     async def _load_stored(self, version: int) -> core.SearchIndex | None:
         # The tags first: reading a stale index's arrays costs ~170 MB at 100k.
@@ -223,19 +293,28 @@ class SearchService:
         # the build's peak does not stack on top of it.
         release_free_memory()
         columns = await index_store.paper_columns(self._db)
-        index = await asyncio.to_thread(
+        size = len(columns.ids)
+        # In a worker process at scale (the build would hold the GIL for
+        # seconds); then the previous index cannot lend it its strings.
+        index = await off_loop(
+            size,
             core.build_index_columns,
             ids=columns.ids,
             titles=columns.titles,
             venues=columns.venues,
             years=columns.years,
             summaries=columns.summaries,
-            previous=self._index,
+            previous=self._index if size < WORKER_THRESHOLD else None,
         )
         del columns
         # Serve the new index at once: the previous one is freed before the
         # save instead of after it.
         self._index, self._version = index, version
+        await self._save(index, version)
+        release_free_memory()
+        return index
+
+    async def _save(self, index: core.SearchIndex, version: int) -> None:
         try:
             await index_store.save_index(
                 self._db,
@@ -247,8 +326,6 @@ class SearchService:
             # A read-only or busy database costs a rebuild at the next start,
             # not this search.
             log.warning("could not store the search index: %s", exc)
-        release_free_memory()
-        return index
 
     # ----------------------------------------------------------- search
 

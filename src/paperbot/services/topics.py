@@ -33,7 +33,8 @@ from paperbot.core.topics import (
     resolve,
     suggest,
 )
-from paperbot.storage import papers
+from paperbot.services.workers import off_loop
+from paperbot.storage import papers, search_index
 from paperbot.storage.backend import Database
 
 log = logging.getLogger(__name__)
@@ -124,9 +125,13 @@ class TopicService:
         return snapshot is not None and snapshot.version == await papers.corpus_version(self.db)
 
     async def _build(self) -> TopicCorpus:
-        rows = [(p.id, p.title, p.summary) for p in await papers.list_papers(self.db)]
+        # Columns, not Paper objects: read in batches, so a large corpus does
+        # not hold the event loop for seconds while rows become objects.
+        columns = await search_index.paper_columns(self.db)
+        rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
+        del columns
         if len(rows) >= _THREAD_THRESHOLD:
-            return await asyncio.to_thread(build_corpus, rows)
+            return await off_loop(len(rows), build_corpus, rows)
         return build_corpus(rows)
 
     async def matches(self, topic: Topic) -> TopicMatches:

@@ -12,6 +12,8 @@ from paperbot.core.models import Entry, FileSource, Paper, PaperRecord, Source, 
 from paperbot.storage.backend import Database, dialect_sql
 
 CORPUS_VERSION_KEY = "corpus_version"
+# Counts the loads that changed or removed papers (not only added some).
+REWRITES_KEY = "corpus_rewrites"
 FINGERPRINT_PREFIX = "file_fingerprint:"
 SOURCE_PREFIX = "file_source:"
 #: The columns `paper_from_row` reads, in its order.
@@ -150,12 +152,15 @@ async def apply_load(
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             meta,
         )
+        bump = (
+            "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key)"
+            " DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)"
+        )
         if plan.inserts or plan.updates or plan.removals:
-            await conn.execute(
-                "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key)"
-                " DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)",
-                (CORPUS_VERSION_KEY,),
-            )
+            await conn.execute(bump, (CORPUS_VERSION_KEY,))
+        if plan.updates or plan.removals:
+            # Papers already indexed changed: an index cannot just append.
+            await conn.execute(bump, (REWRITES_KEY,))
 
 
 async def corpus_version(db: Database) -> int:

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from paperbot.core.models import PaperColumns
 from paperbot.storage.backend import Database
+from paperbot.storage.papers import REWRITES_KEY
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,14 +128,31 @@ async def clear_index(db: Database) -> None:
         await conn.execute("DELETE FROM search_index")
 
 
-async def paper_columns(db: Database, batch: int = 5000) -> PaperColumns:
-    """Every paper in id order (retired ones left out), summaries joined as
-    `Paper.summary` joins them."""
+async def papers_up_to(db: Database, max_id: int) -> tuple[int, int]:
+    """(how many live papers have ids up to `max_id`, how many loads so far
+    changed or removed papers): both unchanged means none of those papers
+    changed, went or came back since, so an index of them only needs the
+    papers after."""
+    row = await db.fetch_one(
+        "SELECT count(*), (SELECT value FROM meta WHERE key = ?) FROM papers"
+        " WHERE retired_at IS NULL AND id <= ?",
+        (REWRITES_KEY, max_id),
+    )
+    if row is None:
+        return 0, 0
+    return int(row[0]), int(row[1] or 0)
+
+
+async def paper_columns(db: Database, batch: int = 5000, after_id: int = 0) -> PaperColumns:
+    """Every paper with an id above `after_id` in id order (retired ones
+    left out), summaries joined as `Paper.summary` joins them."""
     columns = PaperColumns()
     # Not `fetch_all`: batches keep the raw rows of a large corpus from all
     # being held at once beside the columns.
     rows = db.stream(
-        "SELECT id, title, venue, year, summaries FROM papers WHERE retired_at IS NULL ORDER BY id",
+        "SELECT id, title, venue, year, summaries FROM papers"
+        " WHERE retired_at IS NULL AND id > ? ORDER BY id",
+        (after_id,),
         batch=batch,
     )
     async for pid, title, venue, year, summaries in rows:

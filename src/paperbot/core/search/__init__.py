@@ -23,6 +23,7 @@ private modules.
 
 from __future__ import annotations
 
+from paperbot.core.search._append import append_papers
 from paperbot.core.search._build import (
     build_field,
     build_index,
@@ -73,6 +74,7 @@ __all__ = [
     "SearchIndex",
     "Term",
     "TermScores",
+    "append_papers",
     "bilingual_table",
     "build_field",
     "build_index",

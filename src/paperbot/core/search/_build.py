@@ -161,7 +161,9 @@ def _normalize_bulk(texts: list[str], chunk: int = 1000) -> None:
             texts[start : start + len(part)] = [collapse_whitespace(p) for p in pieces]
 
 
-def build_field(texts: Sequence[str], chunk: int = 1024) -> FieldIndex:
+def build_field(
+    texts: Sequence[str], chunk: int = 1024, common_cps: NDArray[np.int64] | None = None
+) -> FieldIndex:
     """Vectorised build in two passes over chunks of texts, like a counting
     sort: the first counts each gram's papers, the second writes every
     paper position straight into its gram's slot of the final postings.
@@ -172,7 +174,9 @@ def build_field(texts: Sequence[str], chunk: int = 1024) -> FieldIndex:
     a buffer of every (gram, paper) pair: the grams are computed twice
     instead. Unigrams of characters in more than `COMMON_DF` of texts
     (的, 模, 数: half of all postings) are dropped; their keys are kept in
-    `common` so a one-character query for one of them scans instead.
+    `common` so a one-character query for one of them scans instead
+    (`common_cps` gives that set instead of counting it: an appended part
+    must drop the unigrams its whole index drops).
     """
     n = len(texts)
     if n == 0:
@@ -180,7 +184,8 @@ def build_field(texts: Sequence[str], chunk: int = 1024) -> FieldIndex:
     doc_bits = max(1, (n - 1).bit_length())
     if TAG_SHIFT + 3 + doc_bits > 63:
         raise ValueError(f"too many papers for one index: {n}")
-    common_cps = _common_cjk_chars(texts)
+    if common_cps is None:
+        common_cps = common_cjk_chars(texts)
     # Pass 1: the vocabulary and each gram's document frequency.
     seen: list[NDArray[np.int64]] = []
     seen_counts: list[NDArray[np.int64]] = []
@@ -242,7 +247,9 @@ def _chunk_pairs(
     return grams, (part & ((1 << doc_bits) - 1)).astype(np.int32)
 
 
-def _common_cjk_chars(texts: Sequence[str], chunk: int = 4096) -> NDArray[np.int64]:
+def common_cjk_chars(
+    texts: Sequence[str], chunk: int = 4096, batch: int | None = None
+) -> NDArray[np.int64]:
     """Code points of the CJK characters in more than `COMMON_DF` of texts,
     counted on every fourth text of a large corpus: the set only decides
     which unigram postings are dropped (queries for those characters scan
@@ -250,8 +257,10 @@ def _common_cjk_chars(texts: Sequence[str], chunk: int = 4096) -> NDArray[np.int
     step = 4 if len(texts) >= 4 * chunk else 1
     sample = texts[::step]
     df = np.zeros(1 << CJK_BITS, dtype=np.int64)
-    for start in range(0, len(sample), chunk):
-        sub = sample[start : start + chunk]
+    # `batch` texts at a time (default `chunk`): fewer temporaries, same counts.
+    batch = batch or chunk
+    for start in range(0, len(sample), batch):
+        sub = sample[start : start + batch]
         cp = np.frombuffer("\n".join(sub).encode("utf-32-le"), dtype=np.uint32)
         lengths = np.fromiter((len(t) + 1 for t in sub), dtype=np.int64, count=len(sub))
         doc = np.repeat(np.arange(len(sub), dtype=np.int64), lengths)[: len(cp)]

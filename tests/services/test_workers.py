@@ -1,0 +1,76 @@
+"""CPU work in the worker process: same results as in-process, another
+process, and a dead worker replaced."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from paperbot.services import workers
+from paperbot.services.app import App
+from tests.support.app import FIXED_NOW, settings_for
+
+QUERIES = ("speculative decoding", "数据去重", "shampo optimizer", "MoE 路由", "ＱＬｏＲＡ")
+
+
+def worker_pid() -> int:
+    return os.getpid()
+
+
+def die() -> int:
+    os.kill(os.getpid(), signal.SIGKILL)
+    return 0
+
+
+async def test_a_job_runs_in_another_process() -> None:
+    try:
+        assert await workers.in_worker(worker_pid) != os.getpid()
+    finally:
+        workers.shutdown_workers()
+
+
+async def test_a_dead_worker_is_replaced_and_the_job_retried() -> None:
+    calls: list[int] = []
+    try:
+        with pytest.raises(workers.BrokenProcessPool):
+            # Dies twice: the retry dies as well and the failure is reported.
+            await workers.in_worker(die)
+        calls.append(await workers.in_worker(worker_pid))
+    finally:
+        workers.shutdown_workers()
+    assert calls
+    assert calls[0] != os.getpid()
+
+
+async def ranked_ids(app: App) -> list[list[int]]:
+    out = []
+    for query in QUERIES:
+        result = await app.search.search(query, limit=10)
+        out.append([h.paper.id for h in result.hits])
+    return out
+
+
+async def test_index_and_topics_built_in_the_worker_match_in_process(
+    loaded_app: App, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await loaded_app.prepare()
+    in_process = await ranked_ids(loaded_app)
+    topic = loaded_app.topics.vocabulary.topics[0]
+    in_process_topic = (await loaded_app.topics.matches(topic)).ids
+    monkeypatch.setattr(workers, "WORKER_THRESHOLD", 1)
+    monkeypatch.setattr("paperbot.services.topics._THREAD_THRESHOLD", 1)
+    other = await App.open(settings_for(tmp_path / "other.sqlite3"))
+    try:
+        await other.corpus.load(
+            [loaded_app.settings.corpus.path], default_area="预训练", now=FIXED_NOW
+        )
+        await other.prepare()
+        assert other.search.last_status is not None
+        assert other.search.last_status.source == "built"
+        assert await ranked_ids(other) == in_process
+        assert list((await other.topics.matches(topic)).ids) == list(in_process_topic)
+    finally:
+        await other.close()
