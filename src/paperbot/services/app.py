@@ -12,7 +12,9 @@ from paperbot.config import Settings
 from paperbot.core.search import bilingual_table
 from paperbot.services.corpus import CorpusService
 from paperbot.services.digest import DigestService, subscriber_audience
+from paperbot.services.digest_archive import DigestArchiveService
 from paperbot.services.library import LibraryService
+from paperbot.services.personal_digest import PersonalDigestService
 from paperbot.services.search import SearchService
 from paperbot.services.state import StateService
 from paperbot.services.subscriptions import SubscriptionService
@@ -42,6 +44,8 @@ class App:
     corpus: CorpusService
     state: StateService
     library: LibraryService
+    archive: DigestArchiveService
+    personal: PersonalDigestService
     _closed: bool = field(default=False, init=False, repr=False)
 
     @classmethod
@@ -54,12 +58,13 @@ class App:
         )
         topics = TopicService(db, vocabulary)
         subscriptions = SubscriptionService(db, topics)
+        digest = DigestService(db, settings, subscriber_audience(subscriptions))
         return cls(
             settings=settings,
             _db=db,
             topics=topics,
             subscriptions=subscriptions,
-            digest=DigestService(db, settings, subscriber_audience(subscriptions)),
+            digest=digest,
             # Topic aliases and bilingual concepts expand queries across
             # languages (混合专家 <-> MoE, 低秩 <-> low-rank).
             search=SearchService(
@@ -72,6 +77,8 @@ class App:
             corpus=CorpusService(db),
             state=StateService(db),
             library=LibraryService(db),
+            archive=DigestArchiveService(db),
+            personal=PersonalDigestService(db, settings, digest, subscriptions),
         )
 
     async def close(self) -> None:

@@ -50,6 +50,7 @@ from paperbot.core.topics import MAX_TOPIC_SCORE, TopicInputError
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.storage import digests as store
 from paperbot.storage import papers
+from paperbot.storage import personal as personal_store
 from paperbot.storage.db import Database
 from paperbot.storage.digests import AlreadyClaimed
 
@@ -271,12 +272,17 @@ class DigestService:
         channel_id: int | None,
         count: int,
         demands: Sequence[TopicDemand] | None = None,
+        reader: int | None = None,
     ) -> tuple[DigestPlan, dict[int, Paper]]:
-        """The picks for a channel now, and the papers they name."""
+        """The picks for a channel now, and the papers they name. With
+        `reader` (the personal digest) the audience is that one reader: what
+        they already got, by DM or in their servers' digests, is left out."""
         corpus = await self.corpus_arrays()
         if demands is None:
             demands = await self.audience(guild_id) if self.audience is not None else []
         posted = await store.posted_ids(self.db, channel_id) if channel_id is not None else []
+        if reader is not None:
+            posted += await personal_store.received_ids(self.db, reader)
         # Picking is CPU work (milliseconds to a few hundred on a large corpus):
         # it runs in a worker thread so the bot's event loop never waits on it.
         plan = await asyncio.to_thread(_plan, corpus, demands, posted, count)
