@@ -26,6 +26,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from paperbot.bot import personal_scheduler
 from paperbot.bot.embeds import message_kwargs
 from paperbot.clock import utc_now
 from paperbot.core.models import DigestSettings
@@ -243,8 +244,11 @@ async def start(bot: PaperBot, *, clock: Clock = utc_now) -> DigestScheduler:
     scheduler = DigestScheduler(bot.app.digest, DiscordTransport(bot), clock=clock)
     await scheduler.start()
     _RUNNING[bot] = scheduler
+    # Personal DMs run on the same scheduler and send pacer.
+    await personal_scheduler.start(bot, bot.app.personal, scheduler, clock=clock)
     return scheduler
 
 
 async def shutdown(scheduler: DigestScheduler) -> None:
+    await personal_scheduler.shutdown(scheduler)
     await scheduler.shutdown()
