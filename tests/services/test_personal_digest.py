@@ -12,8 +12,8 @@ from paperbot.core.personal import personal_nonce
 from paperbot.services.app import App
 from paperbot.services.personal_digest import DMS_CLOSED_NOTICE
 from paperbot.storage import personal as store
-from tests.digest_support import Crash
-from tests.personal_support import FakeDms, dm_channel
+from tests.support.digest import Crash
+from tests.support.personal import FakeDms, dm_channel
 
 READER = 10**17 + 7
 OTHER = 10**17 + 8

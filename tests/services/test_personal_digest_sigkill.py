@@ -23,7 +23,7 @@ from paperbot.core.personal import personal_nonce
 from paperbot.services.app import App
 from paperbot.storage import personal as store
 from tests.conftest import settings_for
-from tests.personal_support import FakeDms, dm_channel
+from tests.support.personal import FakeDms, dm_channel
 
 REPO = Path(__file__).parents[2]
 READER = 10**17 + 7
@@ -37,7 +37,7 @@ CHILD = textwrap.dedent(
     from paperbot.services import personal_digest as service_module
     from paperbot.services.app import App
     from tests.conftest import settings_for
-    from tests.personal_support import FakeDms
+    from tests.support.personal import FakeDms
 
     db_path, journal, kill_at, now = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
     now = datetime.fromisoformat(now)

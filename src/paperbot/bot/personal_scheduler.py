@@ -54,10 +54,12 @@ class DiscordDmTransport:
 
     async def open_dm(self, user_id: int) -> int:
         try:
-            channel = await self.bot.create_dm(discord.Object(id=user_id))
+            # `Client.create_dm` sends the id as a JSON number; Discord's API
+            # spec types a snowflake as a string, so send it as one.
+            channel = await self.bot.http.start_private_message(str(user_id))
         except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise dm_error(exc) from exc
-        return channel.id
+        return int(channel["id"])
 
     async def send(self, channel_id: int, message: MessageData, nonce: str) -> int:
         try:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from paperbot.core.render import MessageData
 from paperbot.services.personal_digest import DmsClosed
-from tests.digest_support import FakeDiscord
+from tests.support.digest import FakeDiscord
 
 DM_CHANNEL_BASE = 5_000_000_000
 
