@@ -9,6 +9,8 @@ rather than cut one.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -50,6 +52,20 @@ class ArchivedPost:
     @property
     def jump_url(self) -> str:
         return f"https://discord.com/channels/{self.guild_id}/{self.channel_id}/{self.message_id}"
+
+
+_DATE = re.compile(r"^(\d{4})[-/.年](\d{1,2})[-/.月](\d{1,2})日?$")
+
+
+def parse_date(text: str) -> date | None:
+    """`2026-11-30` (also `2026/11/30`, `2026年11月30日`, full-width digits); None if not a date."""
+    match = _DATE.match(unicodedata.normalize("NFKC", text).strip())
+    if match is None:
+        return None
+    try:
+        return date(int(match[1]), int(match[2]), int(match[3]))
+    except ValueError:
+        return None
 
 
 def post_embed(post: ArchivedPost, tr: Translate = untranslated) -> EmbedData:

@@ -6,9 +6,6 @@ the server may read it; the answer is ephemeral and pings nobody.
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from datetime import date
 from typing import TYPE_CHECKING
 
 import discord
@@ -44,20 +41,6 @@ ZH_CN: dict[str, str] = {
     render.NO_PICKS: "*没有论文（所有论文都已推送过）。*",
 }
 
-_DATE = re.compile(r"^(\d{4})[-/.年](\d{1,2})[-/.月](\d{1,2})日?$")
-
-
-def parse_date(text: str) -> date | None:
-    """`2026-11-30` (also `2026/11/30`, `2026年11月30日`, full-width digits)."""
-    cleaned = unicodedata.normalize("NFKC", text).strip()
-    match = _DATE.match(cleaned)
-    if match is None:
-        return None
-    try:
-        return date(int(match[1]), int(match[2]), int(match[3]))
-    except ValueError:
-        return None
-
 
 class DigestHistoryCommands(commands.Cog):
     """`/digest history` for the `/digest` group cog."""
@@ -76,7 +59,7 @@ class DigestHistoryCommands(commands.Cog):
             raise app_commands.NoPrivateMessage()
         until = None
         if date is not None:
-            until = parse_date(date)
+            until = render.parse_date(date)
             if until is None:
                 raise UserError(localize(interaction, BAD_DATE, text=date.strip()[:20]))
         posts = await self.bot.app.archive.history(guild_id, until=until)
