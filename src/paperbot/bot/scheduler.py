@@ -245,7 +245,10 @@ async def start(bot: PaperBot, *, clock: Clock = utc_now) -> DigestScheduler:
     await scheduler.start()
     _RUNNING[bot] = scheduler
     # Personal DMs run on the same scheduler and send pacer.
-    await personal_scheduler.start(bot, bot.app.personal, scheduler, clock=clock)
+    try:
+        await personal_scheduler.start(bot, bot.app.personal, scheduler, clock=clock)
+    except Exception:  # the server digests keep running without the DMs
+        log.exception("the personal digest jobs failed to start: no DMs until restart")
     return scheduler
 
 
