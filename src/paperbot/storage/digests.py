@@ -196,6 +196,11 @@ async def claim(
                 "INSERT INTO digest_posted (channel_id, paper_key, post_id) VALUES (?, ?, ?)",
                 [(channel_id, key, post_id) for key in keys],
             )
+            # Who the post pings: their personal digest never repeats its papers.
+            await conn.executemany(
+                "INSERT OR IGNORE INTO digest_pinged (user_id, post_id) VALUES (?, ?)",
+                [(user_id, post_id) for user_id in message.mention_user_ids],
+            )
     except ConstraintError as exc:
         raise AlreadyClaimed(str(exc)) from exc
     assert post_id is not None

@@ -128,8 +128,9 @@ async def received_ids(db: Database, user_id: int) -> list[int]:
         " UNION SELECT p.id FROM digest_posted AS d"
         " JOIN digest_posts AS dp ON dp.id = d.post_id JOIN papers AS p ON p.key = d.paper_key"
         " WHERE dp.guild_id IN (SELECT guild_id FROM subscriptions WHERE user_id = ?1)"
-        " OR EXISTS (SELECT 1 FROM json_each(dp.message, '$.mention_user_ids') AS m"
-        " WHERE m.value = ?1)"
+        " UNION SELECT p.id FROM digest_pinged AS g"
+        " JOIN digest_posted AS d ON d.post_id = g.post_id"
+        " JOIN papers AS p ON p.key = d.paper_key WHERE g.user_id = ?1"
         " ORDER BY 1"
     )
     return [int(row[0]) for row in await db.fetch_all(sql, (user_id,))]

@@ -54,7 +54,22 @@ CREATE TABLE personal_received (
 
 CREATE INDEX personal_received_post ON personal_received (post_id);
 
+-- Who each server post pinged (its mention line), so "papers this reader
+-- already got in a channel" is an index lookup, not a scan of every post's
+-- JSON. Written with the post's claim; filled here for the posts so far.
+CREATE TABLE digest_pinged (
+    user_id       INTEGER NOT NULL,
+    post_id       INTEGER NOT NULL REFERENCES digest_posts (id) ON DELETE CASCADE,
+    PRIMARY KEY (user_id, post_id)
+) WITHOUT ROWID;
+
+CREATE INDEX digest_pinged_post ON digest_pinged (post_id);
+
+INSERT OR IGNORE INTO digest_pinged (user_id, post_id)
+SELECT CAST(m.value AS INTEGER), d.id
+FROM digest_posts AS d, json_each(d.message, '$.mention_user_ids') AS m;
+
 -- /digest history pages a server's posts newest first; the personal digest
--- reads which channel posts pinged a reader's servers.
+-- reads the posts of the servers a reader follows topics in.
 CREATE INDEX digest_posts_guild ON digest_posts (guild_id, local_date);
 CREATE INDEX subscriptions_user ON subscriptions (user_id, guild_id);
