@@ -83,3 +83,31 @@ async def test_switch_off_keeps_a_notice_until_told(db: Database) -> None:
     await personal.clear_notice(db, READER, "closed")
     assert await personal.peek_notice(db, READER) is None
     assert await personal.enabled_settings(db) == []
+
+
+async def test_forget_user_removes_only_that_reader(loaded_db: Database) -> None:
+    ids = [p.id for p in await papers.list_papers(loaded_db)][:2]
+    await personal.save_settings(
+        loaded_db,
+        user_id=READER,
+        post_time=NOW.time(),
+        timezone="UTC",
+        count=5,
+        guild_id=1,
+        now=NOW,
+    )
+    await personal.save_settings(
+        loaded_db,
+        user_id=READER + 1,
+        post_time=NOW.time(),
+        timezone="UTC",
+        count=5,
+        guild_id=1,
+        now=NOW,
+    )
+    await claim_dm(loaded_db, ids)
+    assert await personal.forget_user(loaded_db, READER) == 1 + 2 + 1
+    assert await personal.get_settings(loaded_db, READER) is None
+    assert await personal.received_ids(loaded_db, READER) == []
+    assert await personal.day_post(loaded_db, READER, DAY) is None
+    assert await personal.get_settings(loaded_db, READER + 1) is not None

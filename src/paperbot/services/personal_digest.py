@@ -179,6 +179,11 @@ class PersonalDigestService:
     async def notice_told(self, user_id: int, notice: str) -> None:
         await store.clear_notice(self.db, user_id, notice)
 
+    async def forget(self, user_id: int) -> int:
+        """Remove the reader's personal digest data (for "my data" deletion):
+        setting, DMs and the record of what they received; rows removed."""
+        return await store.forget_user(self.db, user_id)
+
     # --- the daily DM -------------------------------------------------------
 
     async def run_scheduled(self, user_id: int, transport: DmTransport, now: datetime) -> DmResult:

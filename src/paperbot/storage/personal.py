@@ -290,3 +290,18 @@ def _post(row: Sequence[Any]) -> PersonalPost:
         message_id=int(mid) if mid is not None else None,
         error=err,
     )
+
+
+async def forget_user(db: Database, user_id: int) -> int:
+    """Delete everything the personal digest holds about a reader (setting,
+    DMs, what they received); the number of rows removed."""
+    async with db.transaction() as conn:
+        removed = 0
+        for sql in (
+            "DELETE FROM personal_received WHERE user_id = ?",
+            "DELETE FROM personal_posts WHERE user_id = ?",
+            "DELETE FROM personal_digest_settings WHERE user_id = ?",
+        ):
+            cur = await conn.execute(sql, (user_id,))
+            removed += cur.rowcount
+    return removed
