@@ -38,6 +38,8 @@ MATRIX: dict[str, Row] = {
     "digest now": Row(admin_only=True),
     "digest preview": Row(),
     "digest off": Row(admin_only=True),
+    "digest history": Row(),
+    "digest me": Row({"time": "08:00"}),
 }
 
 
