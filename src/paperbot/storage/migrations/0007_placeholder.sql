@@ -1,2 +1,0 @@
--- LOCAL PLACEHOLDER, never committed: 0007 belongs to another helper.
-SELECT 1;
