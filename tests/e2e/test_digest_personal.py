@@ -133,3 +133,28 @@ async def test_me_in_chinese(e2e: E2E) -> None:
     answer = await e2e.slash("digest me", time="08:00", locale="zh-CN")
     assert "你的个人摘要" in answer.text()
     assert "/subscribe" in answer.text()  # follows no topic yet
+
+
+async def test_start_up_dm_skips_what_the_server_digest_just_posted(
+    start_bot: StartBot, fake_discord: FakeDiscord
+) -> None:
+    """Both due while the bot was down: the server post goes first, and the
+    DM leaves out its papers (the reader follows topics in that server)."""
+    bot = await start_bot()
+    e2e = E2E(fake_discord, bot)
+    await bot.app.subscriptions.subscribe(e2e.guild.id, e2e.member.id, "reasoning", utc_now())
+    await e2e.slash(
+        "digest setup",
+        user=e2e.admin,
+        options={"channel": e2e.channel},
+        time="07:00",
+        timezone="Asia/Shanghai",
+        count=5,
+    )
+    slot = await set_me(e2e)
+    assert [r.outcome for r in await catch_up(bot, slot + timedelta(hours=2))] == ["posted"]
+    [post] = fake_discord.channel_history(e2e.channel)
+    [dm] = fake_discord.dms_to(e2e.member)
+    posted = {e["title"] for e in post["embeds"]}
+    assert len(posted) == 5
+    assert not posted & {e["title"] for e in dm["embeds"]}

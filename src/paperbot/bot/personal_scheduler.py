@@ -14,7 +14,7 @@ import logging
 import weakref
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 import aiohttp
@@ -100,11 +100,15 @@ class PersonalJobs:
         scheduler: AsyncIOScheduler,
         *,
         clock: Clock = utc_now,
+        after: asyncio.Future[Any] | None = None,
     ) -> None:
         self.service = service
         self.transport = transport
         self.scheduler = scheduler
         self.clock = clock
+        # The server digests' catch-up: the DMs pick after it, so a paper a
+        # server is posting to the reader right now is not also DMed.
+        self._after = after
         self._catch_up: asyncio.Task[list[DmResult]] | None = None
 
     async def start(self) -> None:
@@ -125,6 +129,8 @@ class PersonalJobs:
 
     async def catch_up(self) -> list[DmResult]:
         """After a (re)start: settle open DMs, then send what was missed today."""
+        if self._after is not None:
+            await asyncio.wait([self._after])  # its outcome is its own business
         results = await self.resolve_open()
         for settings in await self.service.enabled():
             results.append(await self.run(settings.user_id))
@@ -207,7 +213,11 @@ async def start(
 ) -> PersonalJobs:
     """Start the personal jobs on the digest scheduler (shared pacer)."""
     jobs = PersonalJobs(
-        service, DiscordDmTransport(bot, digest.transport), digest.scheduler, clock=clock
+        service,
+        DiscordDmTransport(bot, digest.transport),
+        digest.scheduler,
+        clock=clock,
+        after=digest.catching_up,
     )
     await jobs.start()
     _RUNNING[bot] = jobs

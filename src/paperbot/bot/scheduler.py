@@ -174,6 +174,11 @@ class DigestScheduler:
             log.info("start-up catch-up posted %d missed digests", len(posted))
         return results
 
+    @property
+    def catching_up(self) -> asyncio.Task[list[PostResult]] | None:
+        """The start-up catch-up while it may still run (the DMs wait for it)."""
+        return self._catch_up
+
     async def resolve_open(self) -> list[PostResult]:
         return await self.service.recover(self.transport, self.clock())
 
