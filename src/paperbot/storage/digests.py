@@ -192,21 +192,33 @@ async def claim(
                 ),
             )
             post_id = cur.lastrowid
-            await conn.executemany(
-                "INSERT INTO digest_posted (channel_id, paper_key, post_id) VALUES (?, ?, ?)",
-                [(channel_id, key, post_id) for key in keys],
-            )
-            # Who the post pings: their personal digest never repeats its papers.
-            await conn.executemany(
-                "INSERT OR IGNORE INTO digest_pinged (user_id, post_id) VALUES (?, ?)",
-                [(user_id, post_id) for user_id in message.mention_user_ids],
-            )
+            assert post_id is not None
+            await _mark_seen(conn, post_id, channel_id, keys, message.mention_user_ids)
     except ConstraintError as exc:
         raise AlreadyClaimed(str(exc)) from exc
     assert post_id is not None
     found = await get_post(db, post_id)
     assert found is not None
     return found
+
+
+async def _mark_seen(
+    conn: aiosqlite.Connection,
+    post_id: int,
+    channel_id: int,
+    keys: Sequence[str],
+    pinged: Sequence[int],
+) -> None:
+    """The channel has seen these papers, and the pinged readers with it
+    (their personal digest never repeats them)."""
+    await conn.executemany(
+        "INSERT INTO digest_posted (channel_id, paper_key, post_id) VALUES (?, ?, ?)",
+        [(channel_id, key, post_id) for key in keys],
+    )
+    await conn.executemany(
+        "INSERT OR IGNORE INTO digest_pinged (user_id, post_id) VALUES (?, ?)",
+        [(user_id, post_id) for user_id in pinged],
+    )
 
 
 async def _keys_of(conn: aiosqlite.Connection, paper_ids: Sequence[int]) -> list[str]:
