@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from tests.e2e.conftest import E2E
+from tests.support.e2e import E2E
 
 
 async def post_digests(e2e: E2E, times: int) -> list[str]:

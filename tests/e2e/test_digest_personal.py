@@ -14,8 +14,8 @@ from paperbot.bot.client import PaperBot
 from paperbot.core import schedule
 from paperbot.core.personal import personal_nonce
 from paperbot.services.personal_digest import DmResult, daily_time
-from tests.e2e.conftest import E2E, StartBot, stop_bot
 from tests.fake_discord import FakeDiscord
+from tests.support.e2e import E2E, StartBot, stop_bot
 
 
 def utc_now() -> datetime:

@@ -22,7 +22,7 @@ from paperbot.config import BUNDLED_CORPUS
 from paperbot.core.personal import personal_nonce
 from paperbot.services.app import App
 from paperbot.storage import personal as store
-from tests.conftest import settings_for
+from tests.support.app import settings_for
 from tests.support.personal import FakeDms, dm_channel
 
 REPO = Path(__file__).parents[2]
@@ -36,7 +36,7 @@ CHILD = textwrap.dedent(
     from pathlib import Path
     from paperbot.services import personal_digest as service_module
     from paperbot.services.app import App
-    from tests.conftest import settings_for
+    from tests.support.app import settings_for
     from tests.support.personal import FakeDms
 
     db_path, journal, kill_at, now = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]

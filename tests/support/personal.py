@@ -1,6 +1,6 @@
 """Shared by the personal digest tests: a fake Discord that also opens DM
 channels, refuses DMs to chosen readers (error 50007) and can outlive a
-SIGKILL (journaled like `digest_support.FakeDiscord`)."""
+SIGKILL (journaled like `tests.support.digest.FakeDiscord`)."""
 
 from __future__ import annotations
 
