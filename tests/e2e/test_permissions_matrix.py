@@ -43,6 +43,8 @@ MATRIX: dict[str, Row] = {
     "unmute": Row({"topic": "diffusion"}),
     "feedback show": Row(),
     "feedback reset": Row(),
+    "digest history": Row(),
+    "digest me": Row({"time": "08:00"}),
 }
 
 

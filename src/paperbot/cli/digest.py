@@ -1,4 +1,5 @@
-"""`paperbot digest preview`: the next digest's picks, without Discord."""
+"""`paperbot digest preview`: the next digest's picks, without Discord
+(`paperbot digest history` is in `cli.digest_history`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 from typing import Any
 
 from paperbot.argtypes import snowflake
+from paperbot.cli import digest_history
 from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, fail, print_json, with_app
 from paperbot.clock import utc_now
 from paperbot.config import Settings
@@ -45,6 +47,7 @@ def register(subparsers: Any) -> None:
     preview.add_argument("--count", type=_count, help="picks (1-10; default: the server's)")
     preview.add_argument("--json", action="store_true", help="print one JSON object")
     preview.set_defaults(handler=run)
+    digest_history.register(actions)
 
 
 def _count(text: str) -> int:

@@ -14,8 +14,10 @@ from paperbot.config import Settings
 from paperbot.core.search import bilingual_table
 from paperbot.services.corpus import CorpusService
 from paperbot.services.digest import DigestService, subscriber_audience
+from paperbot.services.digest_archive import DigestArchiveService
 from paperbot.services.feedback import FeedbackService
 from paperbot.services.library import LibraryService
+from paperbot.services.personal_digest import PersonalDigestService
 from paperbot.services.search import SearchService
 from paperbot.services.state import StateService
 from paperbot.services.subscriptions import SubscriptionService
@@ -67,6 +69,8 @@ class App:
     state: StateService
     library: LibraryService
     feedback: FeedbackService
+    archive: DigestArchiveService
+    personal: PersonalDigestService
     _closed: bool = field(default=False, init=False, repr=False)
 
     @classmethod
@@ -100,6 +104,8 @@ class App:
             state=StateService(db),
             library=LibraryService(db),
             feedback=feedback,
+            archive=DigestArchiveService(db),
+            personal=PersonalDigestService(db, settings, digest, subscriptions),
         )
 
     async def prepare(self, *, topics: bool = True) -> Prepared:

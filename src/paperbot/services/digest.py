@@ -51,6 +51,7 @@ from paperbot.core.topics import MAX_TOPIC_SCORE, TopicInputError
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.storage import digests as store
 from paperbot.storage import papers
+from paperbot.storage import personal as personal_store
 from paperbot.storage.backend import Database
 from paperbot.storage.db import StorageError
 from paperbot.storage.digests import AlreadyClaimed
@@ -316,11 +317,14 @@ class DigestService:
     ) -> tuple[DigestPlan, dict[int, Paper]]:
         """The picks for a channel now, and the papers they name: the server's
         picks, or with `reader` that reader's own (their votes and mutes
-        only); `personalized=False` ignores votes and mutes."""
+        only; what they already got, by DM or in their servers' digests, is left
+        out); `personalized=False` ignores votes and mutes."""
         corpus = await self.corpus_arrays()
         if demands is None:
             demands = await self.audience(guild_id) if self.audience is not None else []
         posted = await store.posted_ids(self.db, channel_id) if channel_id is not None else []
+        if reader is not None:
+            posted += await personal_store.received_ids(self.db, reader)
         personal = None
         if personalized and self.personalizer is not None:
             audience = {u for d in demands for u in d.subscribers}
