@@ -17,6 +17,7 @@ from paperbot.services.search import SearchService
 from paperbot.services.state import StateService
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.services.topics import TopicService, load_vocabulary
+from paperbot.services.user_data import UserDataService
 from paperbot.storage import CorruptDatabase, Database, StorageError
 
 __all__ = ["App", "CorruptDatabase", "StorageError", "open_database"]
@@ -42,6 +43,7 @@ class App:
     corpus: CorpusService
     state: StateService
     library: LibraryService
+    user_data: UserDataService
     _closed: bool = field(default=False, init=False, repr=False)
 
     @classmethod
@@ -72,6 +74,7 @@ class App:
             corpus=CorpusService(db),
             state=StateService(db),
             library=LibraryService(db),
+            user_data=UserDataService(db),
         )
 
     async def close(self) -> None:

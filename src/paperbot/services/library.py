@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
+from paperbot.core.library_export import ExportFile, ExportFormat, export_saved
 from paperbot.core.models import SavedPaper
 from paperbot.storage import saved
 from paperbot.storage.db import Database
@@ -30,3 +31,9 @@ class LibraryService:
     async def saved_papers(self, guild_id: int, user_id: int) -> list[SavedPaper]:
         """The reader's saved papers in this server, newest first."""
         return await saved.list_saved(self._db, guild_id, user_id)
+
+    async def export(
+        self, guild_id: int, user_id: int, fmt: ExportFormat, today: date
+    ) -> ExportFile:
+        """The reader's saved papers in this server as a file (newest first)."""
+        return export_saved(await self.saved_papers(guild_id, user_id), fmt, today)

@@ -1,0 +1,124 @@
+"""Every SQL statement about data owned by a reader or a server, by table.
+
+The services name the tables (`OwnedTable`, one per kind of data, listed in
+`services.user_data`); this module counts, exports and deletes their rows,
+per user in a server or for a whole server, each delete in one transaction.
+Table and column names come from code, never from users, and are checked
+against a plain identifier pattern all the same.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from paperbot.storage.db import Database
+
+_IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class OwnedTable:
+    """A table with a `guild_id` column (and `user_id` when `per_user`)."""
+
+    table: str
+    order_by: str = "rowid"
+    per_user: bool = True
+
+    def __post_init__(self) -> None:
+        for name in (self.table, self.order_by):
+            if not _IDENTIFIER.match(name):
+                raise ValueError(f"not a plain SQL identifier: {name!r}")
+
+    def where(self, user_id: int | None) -> tuple[str, tuple[int, ...]]:
+        if user_id is None:
+            return "guild_id = ?", ()
+        if not self.per_user:
+            raise ValueError(f"{self.table} holds no per-user rows")
+        return "guild_id = ? AND user_id = ?", (user_id,)
+
+
+async def count_rows(db: Database, table: OwnedTable, guild_id: int, user_id: int | None) -> int:
+    """Rows of `table` about this user in this server (or the whole server)."""
+    where, params = table.where(user_id)
+    row = await db.fetch_one(
+        f"SELECT count(*) FROM {table.table} WHERE {where}", (guild_id, *params)
+    )
+    return int(row[0]) if row else 0
+
+
+async def export_rows(
+    db: Database, table: OwnedTable, guild_id: int, user_id: int
+) -> list[dict[str, Any]]:
+    """This user's rows in this server, every column, oldest first."""
+    where, params = table.where(user_id)
+    sql = f"SELECT * FROM {table.table} WHERE {where} ORDER BY {table.order_by}"
+    return [dict(row) for row in await db.fetch_all(sql, (guild_id, *params))]
+
+
+async def delete_rows(
+    db: Database, tables: Sequence[OwnedTable], guild_id: int, user_id: int
+) -> dict[str, int]:
+    """Delete what `tables` hold about this user in this server, all or
+    nothing; rows removed per table."""
+    removed: dict[str, int] = {}
+    async with db.transaction() as conn:
+        for table in tables:
+            where, params = table.where(user_id)
+            cur = await conn.execute(
+                f"DELETE FROM {table.table} WHERE {where}", (guild_id, *params)
+            )
+            removed[table.table] = max(cur.rowcount, 0)
+    return removed
+
+
+async def purge_guild(
+    db: Database, tables: Sequence[OwnedTable], guild_id: int, left_before: datetime
+) -> dict[str, int] | None:
+    """Delete everything `tables` hold about this server and its departure, all
+    or nothing, if it left before `left_before`; None (nothing deleted) when
+    it came back meanwhile or left later."""
+    removed: dict[str, int] = {}
+    async with db.transaction() as conn:
+        async with conn.execute(
+            "SELECT left_at FROM guild_departures WHERE guild_id = ?", (guild_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        if row is None or datetime.fromisoformat(row[0]) > left_before:
+            return None
+        for table in tables:
+            cur = await conn.execute(f"DELETE FROM {table.table} WHERE guild_id = ?", (guild_id,))
+            removed[table.table] = max(cur.rowcount, 0)
+        await conn.execute("DELETE FROM guild_departures WHERE guild_id = ?", (guild_id,))
+    return removed
+
+
+# ------------------------------------------------------------- departures
+
+
+async def record_departure(db: Database, guild_id: int, now: datetime) -> None:
+    """The bot left this server now (a second event keeps the first time)."""
+    async with db.transaction() as conn:
+        await conn.execute(
+            "INSERT INTO guild_departures (guild_id, left_at) VALUES (?, ?)"
+            " ON CONFLICT (guild_id) DO NOTHING",
+            (guild_id, now.isoformat()),
+        )
+
+
+async def cancel_departure(db: Database, guild_id: int) -> bool:
+    """The bot is in this server again; True when a departure was pending."""
+    async with db.transaction() as conn:
+        cur = await conn.execute("DELETE FROM guild_departures WHERE guild_id = ?", (guild_id,))
+    return bool(cur.rowcount)
+
+
+async def departures(db: Database) -> list[tuple[int, datetime]]:
+    """Every pending departure, oldest first."""
+    rows = await db.fetch_all(
+        "SELECT guild_id, left_at FROM guild_departures ORDER BY left_at, guild_id"
+    )
+    return [(int(row[0]), datetime.fromisoformat(row[1])) for row in rows]
