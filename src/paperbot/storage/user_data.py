@@ -55,8 +55,10 @@ async def export_rows(
 ) -> list[dict[str, Any]]:
     """This user's rows in this server, every column, oldest first."""
     where, params = table.where(user_id)
-    sql = f"SELECT * FROM {table.table} WHERE {where} ORDER BY {table.order_by}"
-    return [dict(row) for row in await db.fetch_all(sql, (guild_id, *params))]
+    columns = [str(row[1]) for row in await db.fetch_all(f"PRAGMA table_info({table.table})")]
+    sql = f"SELECT {', '.join(columns)} FROM {table.table} WHERE {where} ORDER BY {table.order_by}"
+    rows = await db.fetch_all(sql, (guild_id, *params))
+    return [dict(zip(columns, row, strict=True)) for row in rows]
 
 
 async def delete_rows(
