@@ -25,6 +25,8 @@ EXTENSIONS: tuple[str, ...] = (
     "paperbot.bot.cogs.subscriptions",
     "paperbot.bot.cogs.digest",
     "paperbot.bot.cogs.search",
+    "paperbot.bot.cogs.library",
+    "paperbot.bot.cogs.mydata",
 )
 
 # The bot has no voice features: don't warn at start-up that voice libraries are missing.

@@ -35,10 +35,13 @@ Exporter = Callable[[Database, int, int], Awaitable[list[dict[str, Any]]]]
 
 @dataclass(frozen=True, slots=True)
 class DataKind:
-    """One kind of data a reader owns in a server. `export` replaces the raw
-    rows when they would say little on their own (a paper key -> the paper)."""
+    """One kind of data a reader owns in a server: `name` keys the export and
+    the CLI, `label` is what /mydata shows (English; the library cog's ZH_CN
+    translates it). `export` replaces the raw rows when they would say little
+    on their own (a paper key -> the paper)."""
 
     name: str
+    label: str
     table: OwnedTable
     export: Exporter | None = None
 
@@ -49,8 +52,8 @@ async def _export_saved(db: Database, guild_id: int, user_id: int) -> list[dict[
 
 # Everything paperbot stores about a reader in a server: one line per kind.
 USER_DATA: tuple[DataKind, ...] = (
-    DataKind("subscriptions", OwnedTable("subscriptions", order_by="created_at")),
-    DataKind("saved_papers", OwnedTable("saved_papers", order_by="saved_at"), _export_saved),
+    DataKind("subscriptions", "Topic subscriptions", OwnedTable("subscriptions", "created_at")),
+    DataKind("saved_papers", "Saved papers", OwnedTable("saved_papers", "saved_at"), _export_saved),
 )
 
 # What belongs to the server, not to one reader: removed only by a purge.
@@ -82,6 +85,10 @@ class UserDataService:
             kind.name: await user_data.count_rows(self._db, kind.table, guild_id, user_id)
             for kind in self.kinds
         }
+
+    def labelled(self, counts: dict[str, int]) -> list[tuple[str, int]]:
+        """(label, count) per kind, in registry order, for the renderers."""
+        return [(kind.label, counts.get(kind.name, 0)) for kind in self.kinds]
 
     async def export(self, guild_id: int, user_id: int) -> dict[str, list[dict[str, Any]]]:
         """Everything this reader has in this server, per kind, as JSON-ready records."""
