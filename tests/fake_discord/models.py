@@ -11,9 +11,9 @@ from typing import Any
 import discord
 
 # One definition of who may do what, shared with the spec_set mocks.
-from tests.discord_mocks import ADMIN_PERMISSIONS as ADMIN_PERMISSIONS
-from tests.discord_mocks import BOT_PERMISSIONS as BOT_PERMISSIONS
-from tests.discord_mocks import MEMBER_PERMISSIONS as MEMBER_PERMISSIONS
+from tests.support.discord_mocks import ADMIN_PERMISSIONS as ADMIN_PERMISSIONS
+from tests.support.discord_mocks import BOT_PERMISSIONS as BOT_PERMISSIONS
+from tests.support.discord_mocks import MEMBER_PERMISSIONS as MEMBER_PERMISSIONS
 
 _IDS: Iterator[int] = itertools.count(
     discord.utils.time_snowflake(datetime(2026, 11, 30, tzinfo=UTC))

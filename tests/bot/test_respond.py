@@ -1,0 +1,144 @@
+"""`bot.respond`: reply or follow up, ephemeral, pinging nobody, in the user's language."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+import pytest
+
+from paperbot.bot import respond
+from paperbot.bot.translator import CatalogTranslator
+from paperbot.core.render import EmbedData, MessageData
+from tests.support.discord_mocks import MockInteraction, MockMessage
+
+HELLO = "Hello {name}"
+CATALOG = {HELLO: "你好 {name}", "Next": "下一页"}
+
+
+async def _answered(how: str) -> MockInteraction:
+    """An interaction not yet answered (`fresh`), deferred, or already replied to."""
+    interaction = MockInteraction()
+    if how == "deferred":
+        await interaction.response.defer(thinking=True)
+    elif how == "replied":
+        await interaction.response.send_message("first")
+    return interaction
+
+
+def _sent_with(interaction: MockInteraction, how: str) -> tuple[Any, dict[str, Any]]:
+    """The mock that must have sent the reply, and its keyword arguments."""
+    method = interaction.response.send_message if how == "fresh" else interaction.followup.send
+    sent = method.await_args_list[-1]
+    return method, dict(sent.kwargs)
+
+
+@pytest.mark.parametrize(
+    ("how", "ephemeral", "expected_ephemeral"),
+    [
+        ("fresh", None, True),
+        ("fresh", False, False),
+        ("deferred", None, True),
+        ("deferred", False, False),
+        ("replied", None, True),
+        ("replied", True, True),
+    ],
+)
+async def test_first_response_or_follow_up(
+    how: str, ephemeral: bool | None, expected_ephemeral: bool
+) -> None:
+    interaction = await _answered(how)
+    if ephemeral is None:
+        returned = await respond.reply(interaction, "hi @everyone")
+    else:
+        returned = await respond.reply(interaction, "hi @everyone", ephemeral=ephemeral)
+    method, kwargs = _sent_with(interaction, how)
+    assert kwargs["content"] == "hi @everyone"
+    assert kwargs["ephemeral"] is expected_ephemeral
+    assert "view" not in kwargs
+    if how == "fresh":
+        interaction.followup.send.assert_not_awaited()
+        assert returned is None
+    else:
+        assert method.await_count == 1
+        assert kwargs["wait"] is True
+        assert isinstance(returned, MockMessage)  # the follow-up, for later edits
+        if how == "deferred":
+            interaction.response.send_message.assert_not_awaited()
+
+
+@pytest.mark.parametrize(
+    ("message", "pinged"),
+    [
+        ("plain text <@123> @here", []),
+        (MessageData(content="a digest for <@5>", mention_user_ids=(5,)), ["5"]),
+        (MessageData(embeds=(EmbedData(title="only an embed"),)), []),
+    ],
+)
+@pytest.mark.parametrize("how", ["fresh", "deferred"])
+async def test_pings_only_the_users_the_message_lists(
+    how: str, message: MessageData | str, pinged: list[str]
+) -> None:
+    interaction = await _answered(how)
+    await respond.reply(interaction, message)
+    _, kwargs = _sent_with(interaction, how)
+    mentions: discord.AllowedMentions = kwargs["allowed_mentions"]
+    assert mentions.everyone is False
+    assert mentions.roles is False
+    assert mentions.replied_user is False
+    assert [user.id for user in mentions.users] == pinged  # type: ignore[union-attr]
+
+
+async def test_message_data_becomes_embeds_and_a_view_is_attached() -> None:
+    interaction = MockInteraction()
+    view = discord.ui.View()
+    message = MessageData(embeds=(EmbedData(title="A paper", description="why"),))
+    await respond.reply(interaction, message, ephemeral=False, view=view)
+    kwargs = interaction.response.send_message.await_args.kwargs
+    assert kwargs["content"] is None
+    assert kwargs["view"] is view
+    [embed] = kwargs["embeds"]
+    assert (embed.title, embed.description) == ("A paper", "why")
+
+
+def _with_catalog(locale: discord.Locale) -> MockInteraction:
+    translator = CatalogTranslator()
+    translator.add("tests", CATALOG)
+    interaction = MockInteraction(locale=locale)
+    interaction.client.tree.translator = translator
+    return interaction
+
+
+@pytest.mark.parametrize(
+    ("locale", "english", "expected"),
+    [
+        (discord.Locale.chinese, "Next", "下一页"),
+        (discord.Locale.taiwan_chinese, "Next", "下一頁"),
+        (discord.Locale.american_english, "Next", "Next"),
+        (discord.Locale.chinese, "Not in the catalog", "Not in the catalog"),
+        (discord.Locale.chinese, HELLO, "你好 {name}"),  # unformatted: renderers fill it in
+    ],
+)
+def test_translator_follows_the_users_locale(
+    locale: discord.Locale, english: str, expected: str
+) -> None:
+    assert respond.translator(_with_catalog(locale))(english) == expected
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected"),
+    [(discord.Locale.chinese, "你好 <@1>"), (discord.Locale.british_english, "Hello <@1>")],
+)
+def test_localize_translates_then_fills_in(locale: discord.Locale, expected: str) -> None:
+    assert respond.localize(_with_catalog(locale), HELLO, name="<@1>") == expected
+
+
+@pytest.mark.parametrize("client", ["no translator", "no client"])
+def test_english_without_a_catalog(client: str) -> None:
+    interaction = MockInteraction(locale=discord.Locale.chinese)
+    if client == "no client":
+        interaction.client = None
+    else:
+        interaction.client.tree.translator = None
+    assert respond.translator(interaction)("Next") == "Next"
+    assert respond.localize(interaction, HELLO, name="x") == "Hello x"

@@ -1,0 +1,181 @@
+"""The fast re-ranker gives exactly `rerank_one`'s scores (it only skips work)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from paperbot.core.search import (
+    parse_query,
+    rank,
+    rerank_one,
+    rerank_scores,
+    stage1_scores,
+    top_candidates,
+)
+from tests.support.search import real_index
+
+VENUES = ("ICLR", "ICML", "NeurIPS")
+EXPANSIONS = {
+    "mixture of experts": ("混合专家", "moe"),
+    "混合专家": ("mixture of experts", "moe"),
+    "moe": ("mixture of experts", "混合专家"),
+}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "speculative decoding",
+        "data selection for language models",
+        "language model scaling law",
+        "shampo optimizer",
+        "toolformr",
+        "speculativ decodng",
+        "quantizaton",
+        "refined web",
+        "refinedweb",
+        "scissor hands",
+        "scisorhands",
+        "QLoRA",
+        "lora",
+        "DPO",
+        "optimisation",
+        "secretly a reward model",
+        "数据去重",
+        "权重衰减和批大小",
+        "熵",
+        "RoPE 单头",
+        "Pre-LN 方差",
+        "MoE 路由",
+        "混合专家",
+        "mixture of experts",
+        "NeurIPS 2023 QLoRA",
+        "zzzz qqqq",
+    ],
+)
+def test_fast_scores_equal_rerank_one(query: str) -> None:
+    index = real_index()
+    parsed = parse_query(query, venues=VENUES, expansions=EXPANSIONS)
+    s1, weights = stage1_scores(index, parsed.terms)
+    cands = top_candidates(s1, 400)
+    phrase = parsed.phrase or parsed.text
+    fast = rerank_scores(index, cands, parsed.terms, phrase, weights)
+    slow = [
+        rerank_one(index.titles[p], index.summaries[p], parsed.terms, phrase, weights)[0]
+        for p in cands.tolist()
+    ]
+    assert fast == slow
+
+
+@pytest.mark.parametrize(("query", "highlight"), [("speculative decoding", 2), ("QLoRA", 0)])
+def test_highlight_only_for_the_first_results(query: str, highlight: int) -> None:
+    parsed = parse_query(query, venues=VENUES)
+    full = rank(real_index(), parsed, limit=5)
+    part = rank(real_index(), parsed, limit=5, highlight=highlight)
+    assert part.ids == full.ids
+    assert part.scores == full.scores
+    assert part.matched[:highlight] == full.matched[:highlight]
+    assert all(m == () for m in part.matched[highlight:])
+    assert any(full.matched)
+
+
+def _scores(n: int, nonzero: int, seed: int, ties: bool) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    out = np.zeros(n)
+    values = rng.integers(1, 4, nonzero) / 4 if ties else rng.random(nonzero) + 0.01
+    out[rng.choice(n, nonzero, replace=False)] = values
+    return out
+
+
+@pytest.mark.parametrize(
+    ("n", "nonzero", "k", "ties"),
+    [
+        (100_000, 60_000, 100, False),
+        (100_000, 1_000, 100, False),
+        (100_000, 50, 100, False),
+        (100_000, 0, 100, False),
+        (100_000, 30_000, 100, True),
+        (10_000, 5_000, 100, False),
+        (50_000, 20_000, 10, False),
+    ],
+)
+def test_top_candidates_hold_the_k_best(n: int, nonzero: int, k: int, ties: bool) -> None:
+    scores = _scores(n, nonzero, seed=n + nonzero, ties=ties)
+    got = top_candidates(scores, k)
+    assert len(got) == min(k, nonzero)
+    assert np.all(scores[got] > 0)
+    # The k-th best score bounds what was chosen; ties may pick either paper.
+    best = np.sort(scores)[::-1][: min(k, nonzero)]
+    assert sorted(scores[got].tolist(), reverse=True) == best.tolist()
+
+
+def _reference_field(texts: list[str]) -> dict[int, list[int]]:
+    """gram -> papers, one text at a time (no chunks, no counting sort)."""
+    from paperbot.core.search import char_grams, word_grams
+
+    postings: dict[int, set[int]] = {}
+    for i, text in enumerate(texts):
+        keys = np.concatenate([char_grams([text])[0], word_grams([text])[0]])
+        for key in keys.tolist():
+            postings.setdefault(key, set()).add(i)
+    return {k: sorted(v) for k, v in postings.items()}
+
+
+@pytest.mark.parametrize(
+    ("texts", "chunk"),
+    [
+        (["speculative decoding", "数据去重 和 指纹", "", "!!!", "qlora 的 lora"], 2),
+        (["的的的", "的模型", "的数据", "模型的"], 1),
+        ([f"paper {i} 数据{'去重' if i % 3 else '混合'}" for i in range(50)], 7),
+        (["x"], 4096),
+        (["a", "", "b", ""], 1),
+        ([""], 4096),
+    ],
+)
+def test_build_field_matches_a_plain_inverted_index(texts: list[str], chunk: int) -> None:
+    from paperbot.core.search import build_field
+
+    field = build_field(texts, chunk=chunk)
+    common = set(field.common.tolist())
+    expected = {k: v for k, v in _reference_field(texts).items() if k not in common}
+    got = {
+        int(k): field.docs[field.indptr[i] : field.indptr[i + 1]].tolist()
+        for i, k in enumerate(field.keys)
+    }
+    assert got == expected
+    assert list(field.keys) == sorted(field.keys)
+
+
+@pytest.mark.parametrize(
+    ("old_ids", "new_ids", "changed"),
+    [
+        ([1, 2, 3], [1, 2, 3], set()),
+        ([3, 1, 2], [1, 2, 3, 4], {2}),
+        ([5], [1, 2], set()),
+    ],
+)
+def test_rebuild_shares_unchanged_texts(
+    old_ids: list[int], new_ids: list[int], changed: set[int]
+) -> None:
+    from paperbot.core.search import build_index_columns
+
+    def columns(ids: list[int], edit: set[int]) -> dict[str, object]:
+        return {
+            "ids": ids,
+            "titles": [f"Title {i}{' v2' if i in edit else ''}" for i in ids],
+            "venues": ["ICLR"] * len(ids),
+            "years": [2026] * len(ids),
+            "summaries": [f"摘要 {i}{' 新' if i in edit else ''}" for i in ids],
+        }
+
+    old = build_index_columns(**columns(old_ids, set()))  # type: ignore[arg-type]
+    fresh = build_index_columns(**columns(new_ids, changed))  # type: ignore[arg-type]
+    new = build_index_columns(**columns(new_ids, changed), previous=old)  # type: ignore[arg-type]
+    assert new.titles == fresh.titles
+    assert new.summaries == fresh.summaries
+    old_at = {pid: i for i, pid in enumerate(old.ids.tolist())}
+    for i, pid in enumerate(new_ids):
+        shared = pid in old_at and pid not in changed
+        assert (new.titles[i] is old.titles[old_at[pid]]) == shared if pid in old_at else True
+        assert (new.summaries[i] is old.summaries[old_at[pid]]) == shared if pid in old_at else True

@@ -1,0 +1,93 @@
+"""The fake Discord's gateway websocket: hello, heartbeats, identify -> READY, dispatches."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from tests.fake_discord.constants import GatewayClose, GatewayOp
+from tests.fake_discord.models import FakeGuild, new_id
+from tests.fake_discord.state import FakeState
+
+
+class GatewayMixin(FakeState):
+    """Serves `/gateway` and sends events to every connected client."""
+
+    async def join_guild(self, guild: FakeGuild) -> None:
+        """The bot is added to a guild while running (GUILD_CREATE)."""
+        self.guilds[guild.id] = guild
+        await self.dispatch("GUILD_CREATE", guild.payload(self.bot))
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        for ws in list(self._sockets):
+            self._sequence += 1
+            await ws.send_str(
+                json.dumps({"op": GatewayOp.DISPATCH, "t": event, "s": self._sequence, "d": data})
+            )
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        self._sockets.append(ws)
+        await ws.send_str(json.dumps({"op": GatewayOp.HELLO, "d": {"heartbeat_interval": 41250}}))
+        try:
+            async for frame in ws:
+                if frame.type != WSMsgType.TEXT:
+                    continue
+                await self._on_gateway_message(ws, json.loads(frame.data))
+        finally:
+            self._sockets.remove(ws)
+        return ws
+
+    async def _on_gateway_message(self, ws: web.WebSocketResponse, message: dict[str, Any]) -> None:
+        op = message.get("op")
+        if op == GatewayOp.HEARTBEAT:
+            await ws.send_str(json.dumps({"op": GatewayOp.HEARTBEAT_ACK}))
+        elif op == GatewayOp.IDENTIFY:
+            identify = message["d"]
+            self.identifies.append(identify)
+            if identify.get("token") != self.token:
+                await ws.close(
+                    code=GatewayClose.AUTHENTICATION_FAILED, message=b"Authentication failed."
+                )
+                return
+            await self._send_ready(ws)
+        elif op == GatewayOp.RESUME:
+            self._sequence += 1
+            await ws.send_str(
+                json.dumps({"op": GatewayOp.DISPATCH, "t": "RESUMED", "s": self._sequence, "d": {}})
+            )
+
+    async def _send_ready(self, ws: web.WebSocketResponse) -> None:
+        ready = {
+            "v": 10,
+            "user": {**self.bot.payload(), "verified": True, "mfa_enabled": False},
+            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
+            "session_id": f"session-{new_id()}",
+            "resume_gateway_url": self.gateway_url,
+            "shard": [0, 1],
+            "application": {"id": str(self.application_id), "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+            "presences": [],
+            "guild_join_requests": [],
+            "geo_ordered_rtc_regions": [],
+            "user_settings": {},
+            "session_type": "normal",
+            "auth": {},
+        }
+        self._sequence += 1
+        await ws.send_str(
+            json.dumps({"op": GatewayOp.DISPATCH, "t": "READY", "s": self._sequence, "d": ready})
+        )
+        for guild in self.guilds.values():
+            self._sequence += 1
+            frame = {
+                "op": GatewayOp.DISPATCH,
+                "t": "GUILD_CREATE",
+                "s": self._sequence,
+                "d": guild.payload(self.bot),
+            }
+            await ws.send_str(json.dumps(frame))

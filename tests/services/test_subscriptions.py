@@ -1,0 +1,342 @@
+"""Subscriptions: the store (real SQLite in tmp_path) and the services over it."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from paperbot.core import limits
+from paperbot.core.topics import TopicInputError, parse_vocabulary
+from paperbot.services.corpus import load_corpus
+from paperbot.services.subscriptions import (
+    MAX_PER_USER,
+    SubscriptionLimitError,
+    SubscriptionService,
+)
+from paperbot.services.topics import TopicsConfigError, TopicService, load_vocabulary
+from paperbot.storage import subscriptions as store
+from paperbot.storage.db import Database
+from tests.conftest import FIXED_NOW
+
+SHIPPED = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
+GUILD_A, GUILD_B = 111, 222
+ALICE, BOB = 1001, 1002
+
+
+@pytest.fixture
+async def topics(loaded_db: Database) -> TopicService:
+    return TopicService(loaded_db, load_vocabulary(SHIPPED))
+
+
+@pytest.fixture
+async def service(topics: TopicService) -> SubscriptionService:
+    return SubscriptionService(topics.db, topics)
+
+
+# -- store --------------------------------------------------------------------
+
+
+async def test_store_add_is_unique_per_guild_user_topic(db: Database) -> None:
+    add = store.add
+    assert await add(db, GUILD_A, ALICE, "topic", "rl", "RL", FIXED_NOW, 25) == "added"
+    assert await add(db, GUILD_A, ALICE, "topic", "rl", "RL", FIXED_NOW, 25) == "exists"
+    assert await add(db, GUILD_A, ALICE, "keyword", "rl", "rl", FIXED_NOW, 25) == "added"
+    assert await add(db, GUILD_B, ALICE, "topic", "rl", "RL", FIXED_NOW, 25) == "added"
+    assert await add(db, GUILD_A, BOB, "topic", "rl", "RL", FIXED_NOW, 25) == "added"
+    assert await store.count_user(db, GUILD_A, ALICE) == 2
+    mine = await store.user_subscriptions(db, GUILD_A, ALICE)
+    assert [(s.kind, s.topic) for s in mine] == [("topic", "rl"), ("keyword", "rl")]
+    assert mine[0].created_at == FIXED_NOW
+
+
+async def test_store_limit_is_checked_in_the_same_transaction(db: Database) -> None:
+    results = await asyncio.gather(
+        *(
+            store.add(db, GUILD_A, ALICE, "keyword", f"k{i}", f"k{i}", FIXED_NOW, 3)
+            for i in range(6)
+        )
+    )
+    assert sorted(results) == ["added"] * 3 + ["limit"] * 3
+    assert await store.count_user(db, GUILD_A, ALICE) == 3
+
+
+async def test_store_guild_topics_groups_subscribers(db: Database) -> None:
+    for guild, user, topic in [
+        (GUILD_A, BOB, "rl"),
+        (GUILD_A, ALICE, "rl"),
+        (GUILD_A, ALICE, "scaling-laws"),
+        (GUILD_B, 3003, "rl"),
+    ]:
+        await store.add(db, guild, user, "topic", topic, topic, FIXED_NOW, 25)
+    groups = await store.guild_topics(db, GUILD_A)
+    assert [(g.topic, g.user_ids) for g in groups] == [
+        ("rl", (ALICE, BOB)),
+        ("scaling-laws", (ALICE,)),
+    ]
+    assert await store.subscribed_guilds(db) == [GUILD_A, GUILD_B]
+    counts = await store.topic_counts(db)
+    assert [(c.topic, c.subscribers) for c in counts] == [("rl", 3), ("scaling-laws", 1)]
+    listing = await store.list_subscriptions(db, guild_id=GUILD_A, user_id=ALICE)
+    assert [s.topic for s in listing] == ["rl", "scaling-laws"]
+    assert len(await store.list_subscriptions(db)) == 4
+    assert await store.remove(db, GUILD_A, ALICE, "topic", "rl") is True
+    assert await store.remove(db, GUILD_A, ALICE, "topic", "rl") is False
+
+
+async def test_user_text_is_a_bound_parameter(db: Database) -> None:
+    evil = "x'); DROP TABLE subscriptions; --"
+    assert await store.add(db, GUILD_A, ALICE, "keyword", evil, evil, FIXED_NOW, 25) == "added"
+    assert [s.topic for s in await store.user_subscriptions(db, GUILD_A, ALICE)] == [evil]
+
+
+async def test_subscriptions_survive_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "restart.sqlite3"
+    db = await Database.open(path)
+    await store.add(db, GUILD_A, ALICE, "topic", "rl", "RL", FIXED_NOW, 25)
+    await db.close()
+    db = await Database.open(path)
+    try:
+        assert [s.topic for s in await store.user_subscriptions(db, GUILD_A, ALICE)] == ["rl"]
+    finally:
+        await db.close()
+
+
+# -- vocabulary loading -------------------------------------------------------
+
+
+def test_load_vocabulary_errors_name_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "topics.toml"
+    bad.write_text('[[topic]]\nid = "a"\nname = "A"\nzh = "甲"\nextra = 1\n', encoding="utf-8")
+    with pytest.raises(TopicsConfigError, match=rf"topics.path: {bad}:5: unknown key 'extra'"):
+        load_vocabulary(bad)
+    with pytest.raises(TopicsConfigError, match="cannot read"):
+        load_vocabulary(tmp_path / "missing.toml")
+    bad.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(TopicsConfigError, match="not UTF-8"):
+        load_vocabulary(bad)
+
+
+# -- topic service: matching cache and coverage --------------------------------
+
+
+async def test_shipped_vocabulary_covers_the_shipped_corpus(topics: TopicService) -> None:
+    report = await topics.coverage()
+    assert report.papers > 250
+    assert all(count >= 1 for _, count in report.counts), [
+        t.key for t, n in report.counts if n == 0
+    ]
+    assert report.covered_share >= 0.85
+
+
+async def test_every_match_explains_itself(topics: TopicService) -> None:
+    from paperbot.storage import papers
+
+    by_id = {p.id: p for p in await papers.list_papers(topics.db)}
+    for topic in topics.vocabulary.topics[:15]:
+        found = await topics.matches(topic)
+        for paper_id in found.ids.tolist():
+            assert topics.explain(topic, by_id[paper_id]), (topic.key, paper_id)
+
+
+async def test_matches_are_cached_until_the_corpus_changes(
+    topics: TopicService, tmp_path: Path
+) -> None:
+    rl = topics.resolve("reinforcement learning")
+    first = await topics.matches(rl)
+    assert await topics.matches(rl) is first
+    page = tmp_path / "extra.txt"
+    page.write_text(
+        "📚 预训练¶\n\n🧠 ICML2026 · 1 篇论文解读\n\n"
+        "Reinforcement Learning Without Rewards: 提出无奖励的强化学习方法。\n",
+        encoding="utf-8",
+    )
+    await load_corpus(topics.db, [page], default_area="预训练", now=FIXED_NOW)
+    second = await topics.matches(rl)
+    assert second is not first
+    assert len(second) == len(first) + 1
+
+
+async def test_retired_topic_matches_nothing(topics: TopicService) -> None:
+    retired = topics.stored("topic", "no-such-topic", "Old topic")
+    assert topics.is_retired(retired)
+    assert len(await topics.matches(retired)) == 0
+
+
+# -- subscription service ----------------------------------------------------
+
+
+async def test_subscribe_reports_topic_and_match_count(service: SubscriptionService) -> None:
+    result = await service.subscribe(GUILD_A, ALICE, "缩放定律", FIXED_NOW)
+    assert result.created
+    assert result.total == 1
+    assert result.topic.key == "scaling-laws"
+    assert result.match_count == len(await service.topics.matches(result.topic)) > 0
+
+
+async def test_subscribing_twice_is_a_no_op(service: SubscriptionService) -> None:
+    await service.subscribe(GUILD_A, ALICE, "scaling laws", FIXED_NOW)
+    again = await service.subscribe(GUILD_A, ALICE, "Scaling Law", FIXED_NOW)
+    assert not again.created
+    assert again.total == 1
+
+
+async def test_limit_per_user_per_server(service: SubscriptionService) -> None:
+    for i in range(MAX_PER_USER):
+        await service.subscribe(GUILD_A, ALICE, f"keyword{i}", FIXED_NOW)
+    with pytest.raises(SubscriptionLimitError):
+        await service.subscribe(GUILD_A, ALICE, "one more", FIXED_NOW)
+    # An existing topic is still a friendly no-op at the limit, and other
+    # servers and users have their own budgets.
+    assert not (await service.subscribe(GUILD_A, ALICE, "keyword3", FIXED_NOW)).created
+    assert (await service.subscribe(GUILD_B, ALICE, "one more", FIXED_NOW)).created
+    assert (await service.subscribe(GUILD_A, BOB, "one more", FIXED_NOW)).created
+
+
+@pytest.mark.parametrize("text", ["", "x" * 101, "1234", "？？"])
+async def test_unusable_text_is_refused(service: SubscriptionService, text: str) -> None:
+    with pytest.raises(TopicInputError):
+        await service.subscribe(GUILD_A, ALICE, text, FIXED_NOW)
+    assert await store.count_user(service.db, GUILD_A, ALICE) == 0
+
+
+async def test_isolation_between_servers_and_users(service: SubscriptionService) -> None:
+    await service.subscribe(GUILD_A, ALICE, "DPO", FIXED_NOW)
+    await service.subscribe(GUILD_A, BOB, "Hyena", FIXED_NOW)
+    await service.subscribe(GUILD_B, ALICE, "tokenization", FIXED_NOW)
+    assert [f.topic.key for f in await service.followed(GUILD_A, ALICE)] == ["alignment-rlhf"]
+    assert [f.topic.key for f in await service.followed(GUILD_A, BOB)] == ["hyena"]
+    assert [f.topic.key for f in await service.followed(GUILD_B, ALICE)] == ["tokenization"]
+    assert await service.followed(GUILD_B, BOB) == []
+    # Bob cannot remove Alice's topic, nor Alice her topic in another server.
+    assert not (await service.unsubscribe(GUILD_A, BOB, "DPO")).removed
+    assert not (await service.unsubscribe(GUILD_B, ALICE, "DPO")).removed
+    assert [c.value for c in await service.suggest_followed(GUILD_A, BOB, "")] == ["hyena"]
+
+
+async def test_unsubscribe(service: SubscriptionService) -> None:
+    await service.subscribe(GUILD_A, ALICE, "scaling laws", FIXED_NOW)
+    await service.subscribe(GUILD_A, ALICE, "Hyena", FIXED_NOW)
+    gone = await service.unsubscribe(GUILD_A, ALICE, "縮放定律")  # any way of saying it
+    assert gone.removed
+    assert gone.topic.key == "scaling-laws"
+    missing = await service.unsubscribe(GUILD_A, ALICE, "tokenization")
+    assert not missing.removed
+    assert missing.topic.key == "tokenization"
+    assert (await service.unsubscribe(GUILD_A, ALICE, "hyena")).removed
+    assert await service.followed(GUILD_A, ALICE) == []
+
+
+async def test_unsubscribe_a_retired_topic_by_its_id(service: SubscriptionService) -> None:
+    await store.add(service.db, GUILD_A, ALICE, "topic", "old-topic", "old", FIXED_NOW, 25)
+    [followed] = await service.followed(GUILD_A, ALICE)
+    assert followed.retired
+    assert followed.match_count == 0
+    [choice] = await service.suggest_followed(GUILD_A, ALICE, "")
+    assert choice.value == "old-topic"
+    assert "retired" in choice.name
+    assert (await service.unsubscribe(GUILD_A, ALICE, choice.value)).removed
+
+
+async def test_followed_lists_oldest_first_with_counts(service: SubscriptionService) -> None:
+    await service.subscribe(GUILD_A, ALICE, "tokenization", FIXED_NOW)
+    await service.subscribe(GUILD_A, ALICE, "learning", FIXED_NOW + timedelta(seconds=1))
+    followed = await service.followed(GUILD_A, ALICE)
+    assert [f.topic.key for f in followed] == ["tokenization", "learning"]
+    assert all(f.match_count > 0 for f in followed)
+    assert followed[1].topic.is_keyword
+
+
+async def test_unsubscribe_autocomplete_within_discord_limits(
+    service: SubscriptionService,
+) -> None:
+    for i in range(MAX_PER_USER):
+        await service.subscribe(GUILD_A, ALICE, f"混合 keyword {'x' * 80} {i}", FIXED_NOW)
+    choices = await service.suggest_followed(GUILD_A, ALICE, "")
+    assert len(choices) == limits.AUTOCOMPLETE_CHOICES_MAX
+    for choice in choices:
+        assert 1 <= len(choice.name) <= limits.CHOICE_NAME_MAX
+        assert 1 <= len(choice.value) <= limits.CHOICE_VALUE_MAX
+        # Whatever autocomplete sends back removes exactly that subscription.
+    assert (await service.unsubscribe(GUILD_A, ALICE, choices[5].value)).removed
+    assert await store.count_user(service.db, GUILD_A, ALICE) == MAX_PER_USER - 1
+
+
+async def test_unsubscribe_autocomplete_filters_by_text(service: SubscriptionService) -> None:
+    await service.subscribe(GUILD_A, ALICE, "scaling laws", FIXED_NOW)
+    await service.subscribe(GUILD_A, ALICE, "tokenization", FIXED_NOW)
+    assert [c.value for c in await service.suggest_followed(GUILD_A, ALICE, "分词")] == [
+        "tokenization"
+    ]
+    # Nothing contains the text: offer everything rather than nothing.
+    assert len(await service.suggest_followed(GUILD_A, ALICE, "zzz")) == 2
+
+
+async def test_demands_for_the_digest(service: SubscriptionService) -> None:
+    await service.subscribe(GUILD_A, ALICE, "scaling laws", FIXED_NOW)
+    await service.subscribe(GUILD_A, BOB, "缩放定律", FIXED_NOW)
+    await service.subscribe(GUILD_A, BOB, "Toeplitz", FIXED_NOW)
+    await service.subscribe(GUILD_B, 3003, "tokenization", FIXED_NOW)
+    demands = await service.demands(GUILD_A)
+    assert [(d.topic, d.subscribers) for d in demands] == [
+        ("Scaling laws · 缩放定律", (ALICE, BOB)),
+        ("“Toeplitz” (keyword · 关键词)", (BOB,)),
+    ]
+    scaling = await service.topics.matches(service.topics.resolve("scaling laws"))
+    assert demands[0].ids.tolist() == scaling.ids.tolist()
+    assert len(demands[1].ids) >= 1
+
+
+def test_shipped_vocabulary_loads() -> None:
+    assert len(load_vocabulary(SHIPPED)) == len(parse_vocabulary(SHIPPED.read_text("utf-8")))
+
+
+# -- digest demands: one per topic id ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["scaling laws"], [("Scaling laws · 缩放定律", (7,))]),
+        (["scaling laws", "Chinchilla"], [("Scaling laws · 缩放定律", (7,))]),
+        (
+            ["Chinchilla", " ", "compute-optimal", "scaling-laws"],
+            [("Scaling laws · 缩放定律", (7,))],
+        ),
+        (
+            ["scaling laws", "RLHF"],
+            [("Scaling laws · 缩放定律", (7,)), ("Alignment and RLHF", (7,))],
+        ),
+    ],
+)
+async def test_reader_demands_count_synonyms_once(
+    service: SubscriptionService, texts: list[str], expected: list[tuple[str, tuple[int, ...]]]
+) -> None:
+    found = await service.reader_demands(texts, 7)
+    assert len(found) == len(expected)
+    for demand, (label, users) in zip(found, expected, strict=True):
+        assert demand.topic.startswith(label)
+        assert demand.subscribers == users
+        assert len(demand.ids) > 0
+
+
+async def test_reader_demands_need_a_topic(service: SubscriptionService) -> None:
+    with pytest.raises(TopicInputError):
+        await service.reader_demands(["", "  "], 7)
+
+
+async def test_server_demands_merge_synonyms_and_keywords_naming_a_topic(
+    service: SubscriptionService,
+) -> None:
+    await service.subscribe(GUILD_A, ALICE, "scaling laws", FIXED_NOW)
+    await service.subscribe(GUILD_A, BOB, "Chinchilla", FIXED_NOW)
+    # A keyword stored before the vocabulary knew it as a topic's alias.
+    db = service.db
+    await store.add(
+        db, GUILD_A, 1003, "keyword", "compute optimal", "compute-optimal", FIXED_NOW, 25
+    )
+    demands = await service.demands(GUILD_A)
+    assert [d.topic for d in demands] == ["Scaling laws · 缩放定律"]
+    assert sorted(demands[0].subscribers) == [ALICE, BOB, 1003]
