@@ -20,6 +20,12 @@ class GatewayMixin(FakeState):
         self.guilds[guild.id] = guild
         await self.dispatch("GUILD_CREATE", guild.payload(self.bot))
 
+    async def remove_guild(self, guild: FakeGuild) -> None:
+        """The bot is removed from (kicked out of) a guild (GUILD_DELETE without
+        `unavailable`, which would mean an outage instead)."""
+        self.guilds.pop(guild.id, None)
+        await self.dispatch("GUILD_DELETE", {"id": str(guild.id)})
+
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
         for ws in list(self._sockets):
             self._sequence += 1

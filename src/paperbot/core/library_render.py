@@ -28,6 +28,7 @@ NO_SAVED = (
 )
 UNSAVE_LABEL = "Unsave {number}"
 UNSAVED = "Removed **{title}** from your saved papers."
+NOT_YOUR_LIST = "That is someone else's list of saved papers: /saved list shows yours."
 NOT_SAVED = "That paper is not in your saved papers any more."
 EXPORTED = "🔖 {count} saved papers, as {format}."
 NOTHING_TO_EXPORT = "You have no saved papers in this server to export."

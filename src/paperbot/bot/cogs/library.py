@@ -18,7 +18,7 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from paperbot.bot.respond import localize, reply, translator
-from paperbot.bot.views.paginator import NEXT, NOT_YOURS, PREVIOUS
+from paperbot.bot.views.paginator import NEXT, PREVIOUS
 from paperbot.bot.views.saved import SavedPaginator, UnsaveButton
 from paperbot.clock import utc_now
 from paperbot.core.library_export import ExportFormat, export_saved
@@ -26,6 +26,7 @@ from paperbot.core.library_render import (
     EXPORTED,
     NO_SAVED,
     NOT_SAVED,
+    NOT_YOUR_LIST,
     NOTHING_TO_EXPORT,
     SAVED_HEADER,
     UNSAVE_LABEL,
@@ -63,7 +64,7 @@ ZH_CN: dict[str, str] = {
     NOTHING_TO_EXPORT: "你在本服务器没有可导出的收藏论文。",
     PREVIOUS: "上一页",
     NEXT: "下一页",
-    NOT_YOURS: "只有发起这条命令的人才能操作。",
+    NOT_YOUR_LIST: "这是别人的收藏列表：/saved list 可查看你自己的。",
 }
 
 

@@ -24,10 +24,11 @@ import discord
 from paperbot.bot import errors
 from paperbot.bot.embeds import message_kwargs
 from paperbot.bot.respond import localize, reply, translator
-from paperbot.bot.views.paginator import NOT_YOURS, Paginator
+from paperbot.bot.views.paginator import Paginator
 from paperbot.core.library_render import (
     NO_SAVED,
     NOT_SAVED,
+    NOT_YOUR_LIST,
     UNSAVE_LABEL,
     SavedPages,
     unsaved_text,
@@ -154,7 +155,7 @@ class UnsaveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=UNSA
         metadata = interaction.message.interaction_metadata if interaction.message else None
         if metadata is None or metadata.user.id == interaction.user.id:
             return True
-        await errors.send_ephemeral(interaction, localize(interaction, NOT_YOURS))
+        await errors.send_ephemeral(interaction, localize(interaction, NOT_YOUR_LIST))
         return False
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
