@@ -7,12 +7,14 @@ import io
 import json
 from datetime import UTC, date, datetime, timedelta
 
-import bibtexparser
 import pytest
+from bibtexparser.entrypoint import parse_string
+from bibtexparser.library import Library
 from bibtexparser.middlewares import LatexDecodingMiddleware
 
 from paperbot.core.library_export import (
     EXPORT_FORMATS,
+    ExportFormat,
     base_key,
     citation_keys,
     escape_bibtex,
@@ -66,9 +68,9 @@ def hundred_saved() -> list[SavedPaper]:
     return items
 
 
-def parse(text: str, *, decode: bool) -> bibtexparser.Library:
+def parse(text: str, *, decode: bool) -> Library:
     middleware = [LatexDecodingMiddleware()] if decode else []
-    library = bibtexparser.parse_string(text, append_middleware=middleware)
+    library = parse_string(text, append_middleware=middleware)
     assert library.failed_blocks == []
     return library
 
@@ -161,9 +163,9 @@ def test_caret_reads_back_as_a_latex_command() -> None:
         ("json", "paperbot-saved-2026-11-30.json"),
     ],
 )
-def test_file_names_say_what_they_are(fmt: str, filename: str) -> None:
+def test_file_names_say_what_they_are(fmt: ExportFormat, filename: str) -> None:
     assert fmt in EXPORT_FORMATS
-    assert export_saved(hundred_saved()[:2], fmt, TODAY).filename == filename  # type: ignore[arg-type]
+    assert export_saved(hundred_saved()[:2], fmt, TODAY).filename == filename
 
 
 def test_json_export_keeps_every_field() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
-import bibtexparser
+from bibtexparser.entrypoint import parse_string
 from bibtexparser.middlewares import LatexDecodingMiddleware
 
 from paperbot.bot.views.saved import unsave_custom_id
@@ -108,7 +108,7 @@ async def test_export_bibtex_is_an_attached_file_a_parser_reads(e2e: E2E) -> Non
     (name,) = result.files()
     assert name.startswith("paperbot-saved-")
     assert name.endswith(".bib")
-    library = bibtexparser.parse_string(
+    library = parse_string(
         result.files()[name].decode("utf-8"), append_middleware=[LatexDecodingMiddleware()]
     )
     assert library.failed_blocks == []

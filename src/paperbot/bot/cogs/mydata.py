@@ -144,6 +144,12 @@ class MyData(commands.GroupCog, group_name="mydata", group_description=locale_st
         await self.bot.app.user_data.guild_joined(guild.id)
 
     @commands.Cog.listener()
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        # discord.py calls a GUILD_CREATE carrying `unavailable: false` "available",
+        # not a join: either way the bot is in the server, so its data stays.
+        await self.bot.app.user_data.guild_joined(guild.id)
+
+    @commands.Cog.listener()
     async def on_ready(self) -> None:
         # Re-invited while the bot was down: no join event came, but it is back.
         for guild in self.bot.guilds:
