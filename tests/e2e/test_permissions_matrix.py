@@ -38,6 +38,11 @@ MATRIX: dict[str, Row] = {
     "digest now": Row(admin_only=True),
     "digest preview": Row(),
     "digest off": Row(admin_only=True),
+    "saved list": Row(),
+    "saved export": Row({"format": "bibtex"}),
+    "mydata show": Row(),
+    "mydata export": Row(),
+    "mydata delete": Row(),
 }
 
 

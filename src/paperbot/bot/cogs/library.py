@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import io
 import logging
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
+from paperbot.bot.errors import BAD_TEXT, UserError
 from paperbot.bot.respond import localize, reply, translator
 from paperbot.bot.views.paginator import NEXT, PREVIOUS
 from paperbot.bot.views.saved import SavedPaginator, UnsaveButton
 from paperbot.clock import utc_now
-from paperbot.core.library_export import ExportFormat, export_saved
+from paperbot.core.library_export import EXPORT_FORMATS, ExportFormat, export_saved
 from paperbot.core.library_render import (
     EXPORTED,
     NO_SAVED,
@@ -43,6 +44,12 @@ GROUP = "Your saved papers (🔖) in this server"
 LIST = "List your saved papers, newest first, with an Unsave button for each"
 EXPORT = "Download your saved papers as a file (BibTeX for Zotero, Markdown, CSV or JSON)"
 EXPORT_FORMAT = "The file format: bibtex (Zotero, JabRef, LaTeX), markdown, csv or json"
+CHOICE_NAMES: dict[ExportFormat, str] = {
+    "bibtex": "BibTeX (Zotero, JabRef, LaTeX)",
+    "markdown": "Markdown (notes)",
+    "csv": "CSV (spreadsheets)",
+    "json": "JSON (scripts)",
+}
 FORMAT_NAMES: dict[ExportFormat, str] = {
     "bibtex": "BibTeX",
     "markdown": "Markdown",
@@ -55,6 +62,10 @@ ZH_CN: dict[str, str] = {
     LIST: "列出你收藏的论文，最新的在前，每篇都有取消收藏按钮",
     EXPORT: "把你收藏的论文下载为文件（Zotero 用的 BibTeX、Markdown、CSV 或 JSON）",
     EXPORT_FORMAT: "文件格式：bibtex（Zotero、JabRef、LaTeX）、markdown、csv 或 json",
+    CHOICE_NAMES["bibtex"]: "BibTeX（Zotero、JabRef、LaTeX）",
+    CHOICE_NAMES["markdown"]: "Markdown（笔记）",
+    CHOICE_NAMES["csv"]: "CSV（电子表格）",
+    CHOICE_NAMES["json"]: "JSON（脚本）",
     SAVED_HEADER: "🔖 你在本服务器收藏的论文：{count} 篇 · 第 {page}/{pages} 页",
     NO_SAVED: "你在本服务器还没有收藏论文：在每日摘要或搜索结果下点 🔖 收藏即可。",
     UNSAVE_LABEL: "取消收藏 {number}",
@@ -102,12 +113,16 @@ class Saved(commands.GroupCog, group_name="saved", group_description=locale_str(
     @app_commands.command(name="export", description=locale_str(EXPORT))
     @app_commands.describe(fmt=locale_str(EXPORT_FORMAT))
     @app_commands.rename(fmt="format")
-    async def export(
-        self,
-        interaction: discord.Interaction[PaperBot],
-        fmt: Literal["bibtex", "markdown", "csv", "json"] = "bibtex",
-    ) -> None:
+    @app_commands.choices(
+        fmt=[
+            app_commands.Choice(name=locale_str(name), value=value)
+            for value, name in CHOICE_NAMES.items()
+        ]
+    )
+    async def export(self, interaction: discord.Interaction[PaperBot], fmt: str = "bibtex") -> None:
         guild_id = _guild_id(interaction)
+        if fmt not in EXPORT_FORMATS:  # Discord sends only the choices
+            raise UserError(localize(interaction, BAD_TEXT, value=fmt))
         saved = await self.bot.app.library.saved_papers(guild_id, interaction.user.id)
         if not saved:
             await reply(interaction, localize(interaction, NOTHING_TO_EXPORT))
