@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from paperbot.storage import saved, user_data
 from paperbot.storage.db import Database
 from paperbot.storage.user_data import OwnedTable
@@ -45,3 +47,35 @@ async def test_rows_survive_a_cancelled_departure(db: Database) -> None:
     assert await user_data.cancel_departure(db, GUILD) is True
     assert await user_data.cancel_departure(db, GUILD) is False
     assert await user_data.departures(db) == []
+
+
+async def test_a_table_that_follows_the_reader_across_servers(db: Database) -> None:
+    # Borrow saved_papers' shape: rows keyed by user only are counted and deleted
+    # for the user whatever the server, and never by a server purge.
+    everywhere = OwnedTable("saved_papers", "saved_at", per_guild=False)
+    await db.conn.execute(
+        "INSERT INTO saved_papers VALUES (?, ?, ?, ?), (?, ?, ?, ?)",
+        (GUILD, USER, "a", "t", GUILD + 1, USER, "b", "t"),
+    )
+    await db.conn.commit()
+    assert await user_data.count_rows(db, everywhere, GUILD, USER) == 2
+    assert await user_data.delete_rows(db, [everywhere], GUILD, USER) == {"saved_papers": 2}
+
+
+@pytest.mark.parametrize(
+    ("table", "user_id", "problem"),
+    [
+        (OwnedTable("digest_settings", per_user=False), USER, "no per-user rows"),
+        (OwnedTable("saved_papers", per_guild=False), None, "no per-server rows"),
+    ],
+)
+def test_where_refuses_rows_a_table_does_not_have(
+    table: OwnedTable, user_id: int | None, problem: str
+) -> None:
+    with pytest.raises(ValueError, match=problem):
+        table.where(GUILD, user_id)
+
+
+def test_a_table_must_belong_to_someone() -> None:
+    with pytest.raises(ValueError, match="must belong"):
+        OwnedTable("saved_papers", per_user=False, per_guild=False)

@@ -115,7 +115,8 @@ class UserDataService:
     # ------------------------------------------------------------ servers
 
     def _server_tables(self) -> list[OwnedTable]:
-        return [*(kind.table for kind in self.kinds), *SERVER_DATA]
+        # A reader's cross-server setting (per_guild=False) is not the server's to purge.
+        return [*(k.table for k in self.kinds if k.table.per_guild), *SERVER_DATA]
 
     async def guild_left(self, guild_id: int, now: datetime) -> None:
         """The bot was removed from this server: keep its data for `GRACE`."""

@@ -22,31 +22,40 @@ _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 @dataclass(frozen=True, slots=True)
 class OwnedTable:
-    """A table with a `guild_id` column (and `user_id` when `per_user`)."""
+    """A table of rows owned by a reader in a server (`guild_id` and `user_id`
+    columns), by a server alone (`per_user=False`: settings, posting history)
+    or by a reader in every server (`per_guild=False`: a setting that follows
+    the reader, which their /mydata in any server shows and deletes)."""
 
     table: str
     order_by: str = "rowid"
     per_user: bool = True
+    per_guild: bool = True
 
     def __post_init__(self) -> None:
         for name in (self.table, self.order_by):
             if not _IDENTIFIER.match(name):
                 raise ValueError(f"not a plain SQL identifier: {name!r}")
+        if not (self.per_user or self.per_guild):
+            raise ValueError(f"{self.table}: rows must belong to a server, a user or both")
 
-    def where(self, user_id: int | None) -> tuple[str, tuple[int, ...]]:
+    def where(self, guild_id: int, user_id: int | None) -> tuple[str, tuple[int, ...]]:
+        """The rows of this user in this server, or of the whole server (None)."""
         if user_id is None:
-            return "guild_id = ?", ()
+            if not self.per_guild:
+                raise ValueError(f"{self.table} holds no per-server rows")
+            return "guild_id = ?", (guild_id,)
         if not self.per_user:
             raise ValueError(f"{self.table} holds no per-user rows")
-        return "guild_id = ? AND user_id = ?", (user_id,)
+        if not self.per_guild:
+            return "user_id = ?", (user_id,)
+        return "guild_id = ? AND user_id = ?", (guild_id, user_id)
 
 
 async def count_rows(db: Database, table: OwnedTable, guild_id: int, user_id: int | None) -> int:
     """Rows of `table` about this user in this server (or the whole server)."""
-    where, params = table.where(user_id)
-    row = await db.fetch_one(
-        f"SELECT count(*) FROM {table.table} WHERE {where}", (guild_id, *params)
-    )
+    where, params = table.where(guild_id, user_id)
+    row = await db.fetch_one(f"SELECT count(*) FROM {table.table} WHERE {where}", params)
     return int(row[0]) if row else 0
 
 
@@ -54,10 +63,10 @@ async def export_rows(
     db: Database, table: OwnedTable, guild_id: int, user_id: int
 ) -> list[dict[str, Any]]:
     """This user's rows in this server, every column, oldest first."""
-    where, params = table.where(user_id)
+    where, params = table.where(guild_id, user_id)
     columns = [str(row[1]) for row in await db.fetch_all(f"PRAGMA table_info({table.table})")]
     sql = f"SELECT {', '.join(columns)} FROM {table.table} WHERE {where} ORDER BY {table.order_by}"
-    rows = await db.fetch_all(sql, (guild_id, *params))
+    rows = await db.fetch_all(sql, params)
     return [dict(zip(columns, row, strict=True)) for row in rows]
 
 
@@ -69,10 +78,8 @@ async def delete_rows(
     removed: dict[str, int] = {}
     async with db.transaction() as conn:
         for table in tables:
-            where, params = table.where(user_id)
-            cur = await conn.execute(
-                f"DELETE FROM {table.table} WHERE {where}", (guild_id, *params)
-            )
+            where, params = table.where(guild_id, user_id)
+            cur = await conn.execute(f"DELETE FROM {table.table} WHERE {where}", params)
             removed[table.table] = max(cur.rowcount, 0)
     return removed
 
@@ -92,7 +99,8 @@ async def purge_guild(
         if row is None or datetime.fromisoformat(row[0]) > left_before:
             return None
         for table in tables:
-            cur = await conn.execute(f"DELETE FROM {table.table} WHERE guild_id = ?", (guild_id,))
+            where, params = table.where(guild_id, None)
+            cur = await conn.execute(f"DELETE FROM {table.table} WHERE {where}", params)
             removed[table.table] = max(cur.rowcount, 0)
         await conn.execute("DELETE FROM guild_departures WHERE guild_id = ?", (guild_id,))
     return removed
