@@ -10,10 +10,11 @@ from typing import cast
 
 from paperbot.bot.cogs.mydata import MyData
 from paperbot.services.user_data import GRACE
-from tests.e2e.conftest import E2E
+from tests.e2e.conftest import E2E, StartBot, stop_bot
 from tests.fake_discord import FakeUser, button
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+GONE = 424242  # a server the bot is no longer in
 
 
 async def reader_data(e2e: E2E, user: FakeUser | None = None) -> None:
@@ -132,3 +133,18 @@ async def test_rejoin_cancels_the_purge(e2e: E2E) -> None:
     assert await service.departures() == []
     assert await service.purge_departed(datetime.now(UTC) + 2 * GRACE) == []
     assert await counts(e2e) == {"subscriptions": 1, "saved_papers": 2}
+
+
+async def test_a_server_left_while_the_bot_was_down_is_noticed_at_start_up(
+    start_bot: StartBot,
+) -> None:
+    bot = await start_bot()
+    await bot.app.subscriptions.subscribe(GONE, 1, "diffusion", NOW)
+    await stop_bot(bot)
+    bot = await start_bot()
+    service = bot.app.user_data
+    for _ in range(100):
+        if await service.departures():
+            break
+        await asyncio.sleep(0.05)
+    assert [d.guild_id for d in await service.departures()] == [GONE]

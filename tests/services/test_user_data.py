@@ -137,3 +137,19 @@ async def test_registered_tables_match_the_schema(loaded_app: App) -> None:
 def test_table_names_must_be_plain_identifiers(name: str) -> None:
     with pytest.raises(ValueError, match="identifier"):
         OwnedTable(name)
+
+
+async def test_reconcile_at_start_up(loaded_app: App) -> None:
+    service = loaded_app.user_data
+    await reader_with_data(loaded_app, guild=GUILD)
+    await reader_with_data(loaded_app, guild=OTHER_GUILD)
+    await service.guild_left(OTHER_GUILD, FIXED_NOW)
+    # The bot is only in OTHER_GUILD now: GUILD removed it while it was down,
+    # OTHER_GUILD re-invited it.
+    gone, back = await service.reconcile({OTHER_GUILD}, FIXED_NOW)
+    assert (gone, back) == ({GUILD}, {OTHER_GUILD})
+    assert [d.guild_id for d in await service.departures()] == [GUILD]
+    # A second start-up changes nothing (the departure keeps its first time).
+    assert await service.reconcile({OTHER_GUILD}, FIXED_NOW + GRACE) == (set(), set())
+    (pending,) = await service.departures()
+    assert pending.left_at == FIXED_NOW

@@ -130,6 +130,24 @@ class UserDataService:
             log.info("back in guild %s: its data is kept", guild_id)
         return cancelled
 
+    async def reconcile(self, present: set[int], now: datetime) -> tuple[set[int], set[int]]:
+        """At start-up: the bot is in the servers `present` and nowhere else.
+
+        A server holding data that is not among them removed the bot while it
+        was down (no event came): its departure is recorded now. A pending
+        departure of a server that is among them is cancelled (re-invited
+        while down). Returns (servers recorded as gone, servers back).
+        """
+        pending = {d.guild_id for d in await self.departures()}
+        holding = await user_data.guilds_with_rows(self._db, self._server_tables())
+        gone = holding - present - pending
+        back = pending & present
+        for guild_id in sorted(gone):
+            await self.guild_left(guild_id, now)
+        for guild_id in sorted(back):
+            await self.guild_joined(guild_id)
+        return gone, back
+
     async def departures(self) -> list[Departure]:
         """Servers that removed the bot, with what they still hold."""
         found = []

@@ -106,6 +106,14 @@ async def purge_guild(
     return removed
 
 
+async def guilds_with_rows(db: Database, tables: Sequence[OwnedTable]) -> set[int]:
+    """Every server any of `tables` holds rows of."""
+    selects = [f"SELECT guild_id FROM {t.table}" for t in tables if t.per_guild]
+    if not selects:
+        return set()
+    return {int(row[0]) for row in await db.fetch_all(" UNION ".join(selects))}
+
+
 # ------------------------------------------------------------- departures
 
 

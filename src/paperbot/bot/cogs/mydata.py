@@ -151,9 +151,19 @@ class MyData(commands.GroupCog, group_name="mydata", group_description=locale_st
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
-        # Re-invited while the bot was down: no join event came, but it is back.
-        for guild in self.bot.guilds:
-            await self.bot.app.user_data.guild_joined(guild.id)
+        # Removed or re-invited while the bot was down: no event came for it.
+        present = {guild.id for guild in self.bot.guilds}
+        gone, back = await self.bot.app.user_data.reconcile(present, self.clock())
+        if gone:
+            log.warning(
+                "%d servers with stored data no longer have the bot (removed while it was"
+                " down, or another bot token?): their data is purged after 30 days unless"
+                " the bot is back by then: %s",
+                len(gone),
+                sorted(gone),
+            )
+        if back:
+            log.info("back in %d servers: their data is kept", len(back))
 
     @tasks.loop(hours=PURGE_EVERY_HOURS)
     async def purge_departed(self) -> None:
