@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import date, datetime
 
 from paperbot.core.library_export import ExportFile, ExportFormat, export_saved
@@ -36,4 +37,6 @@ class LibraryService:
         self, guild_id: int, user_id: int, fmt: ExportFormat, today: date
     ) -> ExportFile:
         """The reader's saved papers in this server as a file (newest first)."""
-        return export_saved(await self.saved_papers(guild_id, user_id), fmt, today)
+        saved = await self.saved_papers(guild_id, user_id)
+        # Rendering thousands of papers is CPU work: keep it off the event loop.
+        return await asyncio.to_thread(export_saved, saved, fmt, today)

@@ -8,6 +8,7 @@ the export answers with a file, never a wall of text. Rendering is pure
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 from typing import TYPE_CHECKING
@@ -127,7 +128,8 @@ class Saved(commands.GroupCog, group_name="saved", group_description=locale_str(
         if not saved:
             await reply(interaction, localize(interaction, NOTHING_TO_EXPORT))
             return
-        exported = export_saved(saved, fmt, utc_now().date())
+        # Thousands of papers take a while to render: off the event loop.
+        exported = await asyncio.to_thread(export_saved, saved, fmt, utc_now().date())
         text = localize(interaction, EXPORTED, count=len(saved), format=FORMAT_NAMES[fmt])
         attachment = discord.File(io.BytesIO(exported.data), filename=exported.filename)
         await reply(interaction, text, file=attachment)

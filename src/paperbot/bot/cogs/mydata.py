@@ -9,6 +9,7 @@ longer than the grace period (30 days).
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 from typing import TYPE_CHECKING, Any
@@ -103,7 +104,9 @@ class MyData(commands.GroupCog, group_name="mydata", group_description=locale_st
     async def export(self, interaction: discord.Interaction[PaperBot]) -> None:
         guild_id = _guild_id(interaction)
         data = await self.bot.app.user_data.export(guild_id, interaction.user.id)
-        exported = mydata_file(guild_id, interaction.user.id, data, self.clock())
+        exported = await asyncio.to_thread(
+            mydata_file, guild_id, interaction.user.id, data, self.clock()
+        )
         attachment = discord.File(io.BytesIO(exported.data), filename=exported.filename)
         await reply(interaction, localize(interaction, MYDATA_EXPORTED), file=attachment)
 

@@ -1,0 +1,1 @@
+-- LOCAL PLACEHOLDER, never commit: main will have the real 0007
