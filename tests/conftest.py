@@ -5,26 +5,16 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from paperbot.config import (
-    BUNDLED_CORPUS,
-    BUNDLED_TOPICS,
-    CorpusSettings,
-    DatabaseSettings,
-    Settings,
-    TopicsSettings,
-)
+from paperbot.config import BUNDLED_CORPUS
 from paperbot.services.app import App
-from paperbot.services.corpus import load_corpus
 from paperbot.storage.db import Database
-
-FIXED_NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-REPO = Path(__file__).parents[1]
+from tests.support import corpus
+from tests.support.app import REPO, settings_for
+from tests.support.corpus import LoadPages
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -75,9 +65,16 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
 
 
 @pytest.fixture
-async def loaded_db(db: Database, bundled_corpus: Path) -> Database:
+def load_pages() -> LoadPages:
+    """`await load_pages(db_or_app, *paths, allow_shrink=..., ...)`: a corpus load
+    as tests do it (default area 预训练, at FIXED_NOW)."""
+    return corpus.load_pages
+
+
+@pytest.fixture
+async def loaded_db(db: Database, bundled_corpus: Path, load_pages: LoadPages) -> Database:
     """The database with the shipped corpus loaded."""
-    await load_corpus(db, [bundled_corpus], default_area="预训练", now=FIXED_NOW)
+    await load_pages(db, bundled_corpus)
     return db
 
 
@@ -92,21 +89,10 @@ def cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def settings_for(database: Path, **sections: Any) -> Settings:
-    """Settings with the bundled corpus and the repo's topics, not the
-    developer's config file; `sections` override (e.g. `search=...`)."""
-    return Settings(
-        database=DatabaseSettings(path=database),
-        corpus=CorpusSettings(path=BUNDLED_CORPUS),
-        topics=TopicsSettings(path=BUNDLED_TOPICS),
-        **sections,
-    )
-
-
 @pytest.fixture
-async def loaded_app(tmp_path: Path) -> AsyncIterator[App]:
+async def loaded_app(tmp_path: Path, load_pages: LoadPages) -> AsyncIterator[App]:
     """A whole App (all services) over a fresh database with the shipped corpus."""
     app = await App.open(settings_for(tmp_path / "paperbot.sqlite3"))
-    await app.corpus.load([BUNDLED_CORPUS], default_area="预训练", now=FIXED_NOW)
+    await load_pages(app, BUNDLED_CORPUS)
     yield app
     await app.close()

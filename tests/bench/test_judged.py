@@ -26,7 +26,7 @@ from paperbot.bench.judged import (
 from paperbot.core.text import title_key
 from paperbot.storage.db import Database
 from paperbot.storage.papers import list_papers
-from tests.conftest import REPO
+from tests.support.app import REPO
 
 MIN_TOPICS = 20
 MIN_VOCABULARY_TOPICS = 14

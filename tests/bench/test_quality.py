@@ -18,7 +18,7 @@ import pytest
 from paperbot.bench.judged import QUERY_KINDS, load_judged_queries, load_judged_topics
 from paperbot.bench.quality import SEARCH_METRICS, TOPIC_METRICS, render
 from paperbot.cli import main
-from tests.conftest import REPO
+from tests.support.app import REPO
 
 
 @pytest.fixture(scope="module")

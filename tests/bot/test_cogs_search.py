@@ -21,15 +21,16 @@ from paperbot.config import (
 from paperbot.core import limits
 from paperbot.core.search_render import ResultItem, ResultPages
 from paperbot.services.app import App
-from tests.conftest import FIXED_NOW, settings_for
+from tests.support.app import settings_for
+from tests.support.corpus import LoadPages
 from tests.support.discord_mocks import MockBot, MockInteraction
 
 
 @pytest.fixture
-async def app(tmp_path: Path) -> AsyncIterator[App]:
+async def app(tmp_path: Path, load_pages: LoadPages) -> AsyncIterator[App]:
     search = SearchSettings(page_size=5, cooldown_uses=2, cooldown_seconds=60)
     app = await App.open(settings_for(tmp_path / "paperbot.sqlite3", search=search))
-    await app.corpus.load([BUNDLED_CORPUS], default_area="预训练", now=FIXED_NOW)
+    await load_pages(app, BUNDLED_CORPUS)
     yield app
     await app.close()
 

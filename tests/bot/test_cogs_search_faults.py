@@ -12,15 +12,16 @@ import pytest
 from paperbot.bot.cogs.search import Search
 from paperbot.config import BUNDLED_CORPUS, SearchSettings
 from paperbot.services.app import App
-from tests.conftest import FIXED_NOW, settings_for
+from tests.support.app import settings_for
+from tests.support.corpus import LoadPages
 from tests.support.discord_mocks import MockBot, MockInteraction
 
 
 @pytest.fixture
-async def app(tmp_path: Path) -> AsyncIterator[App]:
+async def app(tmp_path: Path, load_pages: LoadPages) -> AsyncIterator[App]:
     search = SearchSettings(page_size=5, cooldown_uses=5, cooldown_seconds=60)
     app = await App.open(settings_for(tmp_path / "paperbot.sqlite3", search=search))
-    await app.corpus.load([BUNDLED_CORPUS], default_area="预训练", now=FIXED_NOW)
+    await load_pages(app, BUNDLED_CORPUS)
     yield app
     await app.close()
 

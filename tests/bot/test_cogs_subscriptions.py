@@ -15,7 +15,7 @@ from paperbot.bot.translator import CatalogTranslator
 from paperbot.core import limits
 from paperbot.services.app import App
 from paperbot.services.subscriptions import MAX_PER_USER
-from tests.conftest import FIXED_NOW
+from tests.support.app import FIXED_NOW
 from tests.support.discord_mocks import MockBot, MockGuild, MockInteraction, MockMember
 
 

@@ -23,6 +23,12 @@ def buttons(view: Paginator) -> dict[str, discord.ui.Button[Paginator]]:
     return {str(b.label): b for b in view.children if isinstance(b, discord.ui.Button)}
 
 
+def assert_every_button_disabled(view: Paginator) -> None:
+    found = buttons(view)
+    assert set(found) == {"Previous", "Next", f"{view.index + 1}/{len(view.pages)}"}
+    assert [label for label, button in found.items() if not button.disabled] == []
+
+
 async def test_first_page_is_sent_with_buttons_and_no_pings() -> None:
     view = Paginator(pages(3), owner_id=OWNER.id)
     interaction = MockInteraction(user=OWNER)
@@ -80,7 +86,7 @@ async def test_timeout_disables_every_button() -> None:
     interaction = MockInteraction(user=OWNER)
     await view.start(interaction)
     await view.on_timeout()
-    assert all(b.disabled for b in buttons(view).values())
+    assert_every_button_disabled(view)
     interaction.edit_original_response.assert_awaited_once_with(view=view)
 
 
@@ -107,7 +113,7 @@ async def test_timeout_survives_a_deleted_message() -> None:
     )
     interaction.edit_original_response.side_effect = response
     await view.on_timeout()  # logged, not raised
-    assert all(b.disabled for b in buttons(view).values())
+    assert_every_button_disabled(view)
 
 
 async def test_a_single_page_has_no_buttons() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from paperbot.cli import main
-from tests.services.test_corpus_safety import TITLES, page
+from tests.support.corpus import TITLES, page
 
 
 @pytest.fixture

@@ -9,12 +9,16 @@ Fixtures
                   (`fake_discord.violations`), or if the bot hit a route the fake lacks.
 ``e2e_settings``  `Settings` for a bot in tmp_path: database copied from a session-wide
                   template already holding the bundled corpus, the repo's topics.toml,
-                  token "fake-token", global sync. Derive variants with `with_bot(settings, ...)`.
+                  token "fake-token", global sync. Derive variants with `with_bot(settings, ...)`
+                  (`tests.support.e2e`).
 ``start_bot``     `await start_bot(settings=None, **bot_options) -> PaperBot`: opens the App the
                   way `paperbot run` does (migrate + idempotent corpus load), logs in, connects,
                   waits for on_ready. Closed at teardown. Call it again (after `await
                   stop_bot(bot)`) to test a restart against the same database.
-``e2e``           The usual entry point: a running bot plus helpers, as an `E2E`:
+``run_env``       The environment for `python -m paperbot run` as a real process
+                  (`tests.support.process`: `spawn`, `finish`).
+``e2e``           The usual entry point: a running bot plus helpers, as an
+                  `tests.support.e2e.E2E`:
 
     async def test_search(e2e):
         result = await e2e.slash("search", query="diffusion")          # plain member, guild
@@ -41,8 +45,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -63,25 +68,8 @@ from paperbot.config import (
 )
 from paperbot.services.corpus import load_corpus
 from paperbot.storage.db import Database
-from tests.fake_discord import (
-    ADMIN_PERMISSIONS,
-    FakeChannel,
-    FakeDiscord,
-    FakeGuild,
-    FakeUser,
-    InteractionResult,
-)
-
-REPO = Path(__file__).resolve().parents[2]
-TOKEN = "fake-token"
-READY_TIMEOUT = 10.0
-
-StartBot = Callable[..., Awaitable[PaperBot]]
-
-
-def with_bot(settings: Settings, **bot_values: Any) -> Settings:
-    """A copy of `settings` with `[bot]` keys changed (e.g. `sync_guild=...`)."""
-    return settings.model_copy(update={"bot": settings.bot.model_copy(update=bot_values)})
+from tests.fake_discord import FakeDiscord
+from tests.support.e2e import E2E, READY_TIMEOUT, TOKEN, StartBot
 
 
 @pytest.fixture(scope="session")
@@ -112,6 +100,23 @@ def e2e_settings(tmp_path: Path, corpus_template: Path) -> Settings:
         topics=TopicsSettings(path=BUNDLED_TOPICS),
         bot=BotSettings(token=SecretStr(TOKEN), shutdown_grace_seconds=1.0),
     )
+
+
+@pytest.fixture
+def run_env(tmp_path: Path, corpus_template: Path) -> dict[str, str]:
+    """The environment for `python -m paperbot run` on a copy of the template database."""
+    database = tmp_path / "paperbot.sqlite3"
+    shutil.copyfile(corpus_template, database)
+    config = tmp_path / "paperbot.toml"
+    config.write_text(
+        f'[database]\npath = "{database}"\n[topics]\npath = "{BUNDLED_TOPICS}"\n'
+        '[bot]\nlog_level = "DEBUG"\nshutdown_grace_seconds = 2.0\n',
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PAPERBOT_", "DISCORD_"))}
+    env["PAPERBOT_CONFIG"] = str(config)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
 
 
 @pytest.fixture
@@ -167,94 +172,6 @@ async def _stop(bot: PaperBot, connection: asyncio.Task[None]) -> None:
     with contextlib.suppress(asyncio.CancelledError, TimeoutError):
         await asyncio.wait_for(connection, 5)
     await bot.app.close()
-
-
-async def stop_bot(bot: PaperBot) -> None:
-    """Close a bot started by `start_bot` before the test ends (e.g. to restart it)."""
-    await bot.close()
-    # start_bot's teardown closes again: both closes are idempotent.
-    await bot.app.close()
-
-
-class E2E:
-    """A running bot, the fake Discord, and shortcuts with sensible defaults."""
-
-    def __init__(self, fake: FakeDiscord, bot: PaperBot) -> None:
-        self.fake = fake
-        self.bot = bot
-        self.guild: FakeGuild = next(iter(fake.guilds.values()))
-        self.channel: FakeChannel = self.guild.channels[0]
-        self.member = FakeUser(name="reader")
-        self.admin = FakeUser(name="admin", permissions=ADMIN_PERMISSIONS)
-
-    async def slash(
-        self,
-        command: str,
-        /,
-        *,
-        user: FakeUser | None = None,
-        guild: FakeGuild | None = None,
-        channel: FakeChannel | None = None,
-        options: dict[str, Any] | None = None,
-        **more_options: Any,
-    ) -> InteractionResult:
-        """`channel` is where the command is typed; clashing option names go in `options`."""
-        guild = guild or self.guild
-        return await self.fake.slash(
-            command,
-            user=user or self.member,
-            guild=guild,
-            channel=channel or (self.channel if guild is self.guild else None),
-            options=options,
-            **more_options,
-        )
-
-    async def dm(
-        self,
-        command: str,
-        /,
-        *,
-        user: FakeUser | None = None,
-        options: dict[str, Any] | None = None,
-        **more_options: Any,
-    ) -> InteractionResult:
-        """The command sent from a direct message with the bot."""
-        return await self.fake.slash(
-            command, user=user or self.member, guild=None, options=options, **more_options
-        )
-
-    async def autocomplete(
-        self,
-        command: str,
-        /,
-        *,
-        focused: str,
-        user: FakeUser | None = None,
-        options: dict[str, Any] | None = None,
-        **more_options: Any,
-    ) -> list[dict[str, Any]]:
-        return await self.fake.autocomplete(
-            command,
-            focused=focused,
-            user=user or self.member,
-            guild=self.guild,
-            channel=self.channel,
-            options=options,
-            **more_options,
-        )
-
-    async def click(
-        self, message: dict[str, Any] | None, custom_id: str, *, user: FakeUser | None = None
-    ) -> InteractionResult:
-        assert message is not None, "no message to click on"
-        in_guild = "guild_id" in message
-        return await self.fake.click(
-            message,
-            custom_id,
-            user=user or self.member,
-            guild=self.guild if in_guild else None,
-            channel=self.channel if in_guild else None,
-        )
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.e2e.conftest import E2E
+from tests.support.e2e import E2E
 
 
 async def test_about_in_a_guild(e2e: E2E) -> None:

@@ -14,8 +14,8 @@ from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, JobExecution
 from paperbot.bot import scheduler as scheduler_module
 from paperbot.core import schedule
 from paperbot.services.digest import daily_time
-from tests.e2e.conftest import E2E, StartBot, stop_bot
 from tests.fake_discord import FakeChannel, FakeDiscord, FakeUser, InteractionResult
+from tests.support.e2e import E2E, StartBot, stop_bot
 
 
 def utc_now() -> datetime:

@@ -10,8 +10,8 @@ import pytest
 from discord import app_commands
 
 from paperbot.bot.errors import UserError
-from tests.e2e.conftest import E2E, StartBot
 from tests.fake_discord import CommandUnavailable, FakeDiscord
+from tests.support.e2e import E2E, StartBot
 
 ERROR_ID = re.compile(r"(?:error id|错误编号) `([0-9a-f]{8})`")
 

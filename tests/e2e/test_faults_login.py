@@ -11,11 +11,9 @@ from pathlib import Path
 import pytest
 
 from paperbot.bot.runner import ENV_DISCORD_API
-from tests.e2e.conftest import TOKEN
-from tests.e2e.test_shutdown import STOP_WITHIN, finish, run_env, spawn
 from tests.fake_discord import FakeDiscord
-
-__all__ = ["run_env"]  # the fixture, imported for these tests
+from tests.support.e2e import TOKEN
+from tests.support.process import STOP_WITHIN, finish, spawn
 
 
 def unused_port() -> int:

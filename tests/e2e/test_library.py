@@ -11,8 +11,8 @@ from bibtexparser.middlewares import LatexDecodingMiddleware
 
 from paperbot.bot.views.saved import unsave_custom_id
 from paperbot.core.models import SavedPaper
-from tests.e2e.conftest import E2E, StartBot, stop_bot
 from tests.fake_discord import FakeDiscord, FakeUser
+from tests.support.e2e import E2E, StartBot, stop_bot
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 

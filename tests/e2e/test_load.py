@@ -12,8 +12,8 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from tests.e2e.conftest import E2E
 from tests.fake_discord import FakeUser, InteractionResult
+from tests.support.e2e import E2E
 
 BURST = 200
 DEADLINE = 3.0

@@ -10,8 +10,8 @@ from typing import cast
 
 from paperbot.bot.cogs.mydata import MyData
 from paperbot.services.user_data import GRACE
-from tests.e2e.conftest import E2E, StartBot, stop_bot
 from tests.fake_discord import FakeUser, button
+from tests.support.e2e import E2E, StartBot, stop_bot
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 GONE = 424242  # a server the bot is no longer in

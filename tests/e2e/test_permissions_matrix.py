@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import E2E
 from tests.fake_discord import CommandUnavailable, InteractionResult, button, message_text
+from tests.support.e2e import E2E
 
 ERROR_ID = re.compile(r"(?:error id|错误编号) `[0-9a-f]{8}`")
 CHANNEL = object()  # stands for the guild's #papers channel

@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tests.e2e.conftest import E2E
 from tests.fake_discord import FakeUser, button
+from tests.support.e2e import E2E
 
 
 async def test_results_are_public_embeds_with_links_and_bold(e2e: E2E) -> None:

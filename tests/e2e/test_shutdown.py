@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 import signal
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -16,46 +13,10 @@ import pytest
 from paperbot.bot import client, runner
 from paperbot.bot.runner import ENV_DISCORD_API
 from paperbot.config import Settings
-from tests.e2e.conftest import REPO, TOKEN, with_bot
-from tests.e2e.slow_extension import WORK_SECONDS
 from tests.fake_discord import FakeDiscord, FakeUser
-
-STOP_WITHIN = 10.0
-
-
-@pytest.fixture
-def run_env(tmp_path: Path, corpus_template: Path) -> dict[str, str]:
-    database = tmp_path / "paperbot.sqlite3"
-    shutil.copyfile(corpus_template, database)
-    config = tmp_path / "paperbot.toml"
-    config.write_text(
-        f'[database]\npath = "{database}"\n[topics]\npath = "{REPO / "src" / "paperbot" / "data" / "topics.toml"}"\n'
-        '[bot]\nlog_level = "DEBUG"\nshutdown_grace_seconds = 2.0\n',
-        encoding="utf-8",
-    )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PAPERBOT_", "DISCORD_"))}
-    env["PAPERBOT_CONFIG"] = str(config)
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
-
-
-async def spawn(env: dict[str, str], cwd: Path) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "paperbot",
-        "run",
-        cwd=cwd,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-
-
-async def finish(process: asyncio.subprocess.Process, within: float) -> tuple[int, str]:
-    _out, err = await asyncio.wait_for(process.communicate(), within)
-    assert process.returncode is not None
-    return process.returncode, err.decode()
+from tests.support.e2e import TOKEN, with_bot
+from tests.support.process import STOP_WITHIN, finish, spawn
+from tests.support.slow_extension import WORK_SECONDS
 
 
 async def test_no_token_is_one_clear_line_and_exit_2(
@@ -150,7 +111,7 @@ async def test_a_reply_in_flight_finishes_within_the_grace(
     that the grace is what delivers the reply.
     """
     settings = with_bot(e2e_settings, shutdown_grace_seconds=grace)
-    monkeypatch.setattr(client, "EXTENSIONS", (*client.EXTENSIONS, "tests.e2e.slow_extension"))
+    monkeypatch.setattr(client, "EXTENSIONS", (*client.EXTENSIONS, "tests.support.slow_extension"))
     stop = asyncio.Event()
     running_bot = asyncio.create_task(runner.run(settings, TOKEN, stop=stop, install_signals=False))
     while not (fake_discord.identifies and fake_discord._sockets):

@@ -10,8 +10,8 @@ import pytest
 
 from paperbot.bot.client import PaperBot
 from paperbot.config import Settings
-from tests.e2e.conftest import E2E, StartBot, stop_bot, with_bot
 from tests.fake_discord import FakeDiscord
+from tests.support.e2e import E2E, StartBot, stop_bot, with_bot
 
 
 async def test_start_up_calls_and_intents(fake_discord: FakeDiscord, bot: PaperBot) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from paperbot.bot.client import PaperBot
-from tests.e2e.conftest import E2E, StartBot, stop_bot
 from tests.fake_discord import CommandUnavailable, FakeUser
+from tests.support.e2e import E2E, StartBot, stop_bot
 
 
 @pytest.fixture

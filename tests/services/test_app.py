@@ -6,7 +6,8 @@ from pathlib import Path
 
 from paperbot.core.models import Paper, VenueCount
 from paperbot.services.app import App
-from tests.conftest import FIXED_NOW, settings_for
+from tests.support.app import FIXED_NOW, settings_for
+from tests.support.corpus import LoadPages
 
 GUILD, ALICE, BOB = 10, 1, 2
 
@@ -44,11 +45,13 @@ async def test_corpus_service_reads_what_was_loaded(loaded_app: App) -> None:
     assert columns.summaries == [p.summary for p in everything]
 
 
-async def test_corpus_service_loads_into_the_app(loaded_app: App, tmp_path: Path) -> None:
+async def test_corpus_service_loads_into_the_app(
+    loaded_app: App, tmp_path: Path, load_pages: LoadPages
+) -> None:
     page = tmp_path / "extra-icml-2026.txt"
     page.write_text("Zebrafish Transformers: 提出斑马鱼 Transformer。\n", encoding="utf-8")
     before = await loaded_app.corpus.paper_count()
-    report = await loaded_app.corpus.load([page], default_area="预训练", now=FIXED_NOW)
+    report = await load_pages(loaded_app, page)
     assert report.new == 1
     assert await loaded_app.corpus.paper_count() == before + 1
     found = await loaded_app.corpus.list_papers(venue="ICML", year=2026)

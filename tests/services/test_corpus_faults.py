@@ -10,9 +10,8 @@ import pytest
 from paperbot.cli import main
 from paperbot.core.corpus import PARSER_VERSION, CorpusLimits, decode_page, parse_text
 from paperbot.core.models import Problem
-from paperbot.services.corpus import load_corpus
 from paperbot.storage.db import Database
-from tests.conftest import FIXED_NOW
+from tests.support.corpus import LoadPages
 
 HEADER = "📚 预训练¶\n\n🧠 ICML2026 · 3 篇论文解读\n\n"
 GOOD = [f"Good Paper Number {n}: 这是第{n}篇论文的摘要。" for n in range(1, 6)]
@@ -206,12 +205,10 @@ def test_an_unreadable_folder_is_one_line(
 
 @pytest.mark.parametrize("max_bytes", [1 << 40, 1 << 62])
 async def test_a_generous_size_limit_does_not_allocate_it_up_front(
-    db: Database, bundled_corpus: Path, max_bytes: int
+    db: Database, bundled_corpus: Path, max_bytes: int, load_pages: LoadPages
 ) -> None:
     # The benchmarks allow 1 TB per page; reading must not ask for that much memory.
     limits = CorpusLimits(max_file_bytes=max_bytes)
-    report = await load_corpus(
-        db, [bundled_corpus], default_area="预训练", now=FIXED_NOW, limits=limits
-    )
+    report = await load_pages(db, bundled_corpus, limits=limits)
     assert report.new == 292
     assert report.clean

@@ -14,11 +14,10 @@ from paperbot.cli import main
 from paperbot.config import SearchSettings
 from paperbot.core import search as core
 from paperbot.core.search import QueryProblem
-from paperbot.services.corpus import load_corpus
 from paperbot.services.search import SearchService
 from paperbot.storage import search_index as index_store
 from paperbot.storage.db import Database
-from tests.conftest import FIXED_NOW
+from tests.support.corpus import LoadPages
 
 SETTINGS = SearchSettings()
 
@@ -67,7 +66,9 @@ async def test_restart_reuses_the_stored_index(loaded_db: Database, tmp_path: Pa
         await db.close()
 
 
-async def test_index_follows_a_later_load(loaded_db: Database, tmp_path: Path) -> None:
+async def test_index_follows_a_later_load(
+    loaded_db: Database, tmp_path: Path, load_pages: LoadPages
+) -> None:
     svc = service(loaded_db)
     assert await titles(svc, "zebrafish 斑马鱼") == []
     extra = write_page(
@@ -75,7 +76,7 @@ async def test_index_follows_a_later_load(loaded_db: Database, tmp_path: Path) -
         "extra-icml-2026.txt",
         ["Zebrafish Transformers for Marine Biology: 提出斑马鱼 Transformer，用于海洋生物学。"],
     )
-    await load_corpus(loaded_db, [extra], default_area="预训练", now=FIXED_NOW)
+    await load_pages(loaded_db, extra)
     svc.forget_version()  # the service re-reads the version at most once a second
     found = await titles(svc, "zebrafish 斑马鱼")
     assert found == ["Zebrafish Transformers for Marine Biology"]
@@ -88,7 +89,7 @@ async def test_index_follows_a_later_load(loaded_db: Database, tmp_path: Path) -
         "extra-icml-2026.txt",
         ["Zebrafish Transformers for Marine Biology: 改为研究珊瑚礁。"],
     )
-    await load_corpus(loaded_db, [extra], default_area="预训练", now=FIXED_NOW)
+    await load_pages(loaded_db, extra)
     svc.forget_version()
     assert await titles(svc, "珊瑚礁") == ["Zebrafish Transformers for Marine Biology"]
     assert await titles(svc, "斑马鱼") == []

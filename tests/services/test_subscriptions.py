@@ -10,7 +10,6 @@ import pytest
 
 from paperbot.core import limits
 from paperbot.core.topics import TopicInputError, parse_vocabulary
-from paperbot.services.corpus import load_corpus
 from paperbot.services.subscriptions import (
     MAX_PER_USER,
     SubscriptionLimitError,
@@ -19,7 +18,8 @@ from paperbot.services.subscriptions import (
 from paperbot.services.topics import TopicsConfigError, TopicService, load_vocabulary
 from paperbot.storage import subscriptions as store
 from paperbot.storage.db import Database
-from tests.conftest import FIXED_NOW
+from tests.support.app import FIXED_NOW
+from tests.support.corpus import LoadPages
 
 SHIPPED = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
 GUILD_A, GUILD_B = 111, 222
@@ -136,13 +136,14 @@ async def test_every_match_explains_itself(topics: TopicService) -> None:
 
     by_id = {p.id: p for p in await papers.list_papers(topics.db)}
     for topic in topics.vocabulary.topics[:15]:
-        found = await topics.matches(topic)
-        for paper_id in found.ids.tolist():
+        ids = (await topics.matches(topic)).ids.tolist()
+        assert ids, f"{topic.key} matches no paper: nothing to explain"
+        for paper_id in ids:
             assert topics.explain(topic, by_id[paper_id]), (topic.key, paper_id)
 
 
 async def test_matches_are_cached_until_the_corpus_changes(
-    topics: TopicService, tmp_path: Path
+    topics: TopicService, tmp_path: Path, load_pages: LoadPages
 ) -> None:
     rl = topics.resolve("reinforcement learning")
     first = await topics.matches(rl)
@@ -153,7 +154,7 @@ async def test_matches_are_cached_until_the_corpus_changes(
         "Reinforcement Learning Without Rewards: 提出无奖励的强化学习方法。\n",
         encoding="utf-8",
     )
-    await load_corpus(topics.db, [page], default_area="预训练", now=FIXED_NOW)
+    await load_pages(topics.db, page)
     second = await topics.matches(rl)
     assert second is not first
     assert len(second) == len(first) + 1

@@ -9,7 +9,7 @@ import pytest
 from paperbot.services.app import App
 from paperbot.services.user_data import GRACE, SERVER_DATA, USER_DATA
 from paperbot.storage.user_data import OwnedTable
-from tests.conftest import FIXED_NOW
+from tests.support.app import FIXED_NOW
 from tests.support.digest import FakeDiscord
 
 GUILD, OTHER_GUILD, USER, OTHER_USER, CHANNEL = 1, 2, 10, 11, 500

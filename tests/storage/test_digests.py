@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import time, timedelta
 
 import pytest
 
-from paperbot.core.render import EmbedData, EmbedField, MessageData
 from paperbot.storage import digests as store
 from paperbot.storage import papers
 from paperbot.storage.db import Database
-from tests.support.digest import ensure_digest_schema
-
-NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-DAY = date(2026, 11, 30)
-MESSAGE = MessageData(
-    content="📚 header\nPicked for your topics: <@5>",
-    embeds=(EmbedData("T", "d", "https://x", (EmbedField("Venue", "ICML 2025", True),), "f", 1),),
-    mention_user_ids=(5,),
-)
+from tests.support.app import FIXED_NOW
+from tests.support.digest import DAY, MESSAGE, ensure_digest_schema
 
 
 @pytest.fixture
@@ -39,8 +31,8 @@ async def claim(
         nonce=nonce,
         message=MESSAGE,
         paper_ids=ids,
-        now=NOW,
-        deadline=NOW + timedelta(hours=15),
+        now=FIXED_NOW,
+        deadline=FIXED_NOW + timedelta(hours=15),
     )
 
 
@@ -53,7 +45,7 @@ async def test_settings_round_trip_and_failure_told_once(digest_db: Database) ->
         timezone="Asia/Shanghai",
         count=3,
         updated_by=7,
-        now=NOW,
+        now=FIXED_NOW,
     )
     assert (saved.post_time, saved.timezone, saved.count, saved.enabled) == (
         time(9, 5),
@@ -61,12 +53,12 @@ async def test_settings_round_trip_and_failure_told_once(digest_db: Database) ->
         3,
         True,
     )
-    await store.record_failure(digest_db, 1, "channel gone", NOW)
-    assert await store.take_failure(digest_db, 1) == ("channel gone", NOW)
+    await store.record_failure(digest_db, 1, "channel gone", FIXED_NOW)
+    assert await store.take_failure(digest_db, 1) == ("channel gone", FIXED_NOW)
     assert await store.take_failure(digest_db, 1) is None
-    assert await store.set_enabled(digest_db, 1, False, NOW)
+    assert await store.set_enabled(digest_db, 1, False, FIXED_NOW)
     assert await store.enabled_settings(digest_db) == []
-    assert not await store.set_enabled(digest_db, 99, False, NOW)
+    assert not await store.set_enabled(digest_db, 99, False, FIXED_NOW)
 
 
 async def test_a_day_can_be_claimed_once(digest_db: Database) -> None:
@@ -94,7 +86,7 @@ async def test_a_paper_in_flight_cannot_be_claimed_twice(digest_db: Database) ->
 async def test_states_and_closing(digest_db: Database) -> None:
     ids = [p.id for p in await papers.list_papers(digest_db)][:2]
     post = await claim(digest_db, ids)
-    await store.mark_sent(digest_db, post.id, NOW)
+    await store.mark_sent(digest_db, post.id, FIXED_NOW)
     sent = await store.get_post(digest_db, post.id)
     assert sent is not None
     assert sent.state == "sent"

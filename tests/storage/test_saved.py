@@ -8,8 +8,8 @@ from pathlib import Path
 from paperbot.services.app import App
 from paperbot.storage import papers, saved
 from paperbot.storage.db import Database
-from tests.conftest import FIXED_NOW
-from tests.services.test_corpus_safety import load, page, write
+from tests.support.app import FIXED_NOW
+from tests.support.corpus import LoadPages, page, write
 
 GUILD, USER, OTHER = 1, 10, 11
 
@@ -50,13 +50,13 @@ async def test_unsave(loaded_app: App) -> None:
 
 
 async def test_saved_paper_survives_its_paper_leaving_the_page(
-    db: Database, tmp_path: Path
+    db: Database, tmp_path: Path, load_pages: LoadPages
 ) -> None:
     path = write(tmp_path / "icml-2025.txt", page("Alpha Paper", "Beta Paper", "Gamma Paper"))
-    await load(db, path)
+    await load_pages(db, path)
     gamma = next(p.id for p in await papers.list_papers(db) if p.title == "Gamma Paper")
     await saved.toggle(db, GUILD, USER, gamma, FIXED_NOW)
     write(path, page("Alpha Paper", "Beta Paper"))
-    assert (await load(db, path)).removed == 1
+    assert (await load_pages(db, path)).removed == 1
     listed = await saved.list_saved(db, GUILD, USER)
     assert [(s.paper.id, s.retired) for s in listed] == [(gamma, True)]

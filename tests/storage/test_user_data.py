@@ -9,7 +9,7 @@ import pytest
 from paperbot.storage import saved, user_data
 from paperbot.storage.db import Database
 from paperbot.storage.user_data import OwnedTable
-from tests.conftest import FIXED_NOW
+from tests.support.app import FIXED_NOW
 
 SAVED = OwnedTable("saved_papers", "saved_at")
 GUILD, USER = 1, 10

@@ -8,13 +8,21 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from paperbot.core.render import MessageData
+from paperbot.core.render import EmbedData, EmbedField, MessageData
 from paperbot.services.digest import ChannelMessage, DeliveryError
 from paperbot.storage.db import Database
 from paperbot.storage.digests import decode_message, encode_message
+
+#: The local day and the message of the digest posts the store tests claim.
+DAY = date(2026, 11, 30)
+MESSAGE = MessageData(
+    content="📚 header\nPicked for your topics: <@5>",
+    embeds=(EmbedData("T", "d", "https://x", (EmbedField("Venue", "ICML 2025", True),), "f", 1),),
+    mention_user_ids=(5,),
+)
 
 
 async def ensure_digest_schema(db: Database) -> None:
