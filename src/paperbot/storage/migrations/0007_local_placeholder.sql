@@ -1,1 +1,0 @@
--- LOCAL PLACEHOLDER, never commit: main will have the real 0007
