@@ -45,6 +45,11 @@ MATRIX: dict[str, Row] = {
     "feedback reset": Row(),
     "digest history": Row(),
     "digest me": Row({"time": "08:00"}),
+    "saved list": Row(),
+    "saved export": Row({"format": "bibtex"}),
+    "mydata show": Row(),
+    "mydata export": Row(),
+    "mydata delete": Row(),
 }
 
 

@@ -22,6 +22,7 @@ from paperbot.services.search import SearchService
 from paperbot.services.state import StateService
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.services.topics import TopicService, load_vocabulary
+from paperbot.services.user_data import UserDataService
 from paperbot.services.workers import shutdown_workers
 from paperbot.storage import CorruptDatabase, Database, StorageError
 from paperbot.storage import open_database as open_store
@@ -71,6 +72,7 @@ class App:
     feedback: FeedbackService
     archive: DigestArchiveService
     personal: PersonalDigestService
+    user_data: UserDataService
     _closed: bool = field(default=False, init=False, repr=False)
 
     @classmethod
@@ -106,6 +108,7 @@ class App:
             feedback=feedback,
             archive=DigestArchiveService(db),
             personal=PersonalDigestService(db, settings, digest, subscriptions),
+            user_data=UserDataService(db),
         )
 
     async def prepare(self, *, topics: bool = True) -> Prepared:
