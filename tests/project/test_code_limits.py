@@ -17,9 +17,7 @@ MAX_FUNCTION_LINES = 60
 # Modules known to be over the limit, waiting to be split along their seams.
 # This list only shrinks: a module that gets under the limit must leave it
 # (the stale-entry test below fails otherwise), and it ends up empty.
-KNOWN_LONG_MODULES = {
-    "services/digest.py",
-}
+KNOWN_LONG_MODULES: set[str] = set()
 
 
 def _modules() -> list[Path]:

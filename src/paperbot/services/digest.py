@@ -28,9 +28,9 @@ import secrets
 import zoneinfo
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time
 from functools import cache
-from typing import Literal, Protocol
+from typing import Literal
 from zoneinfo import ZoneInfo
 
 from paperbot.config import Settings
@@ -47,8 +47,24 @@ from paperbot.core.models import DigestPost, DigestSettings, Paper
 from paperbot.core.profile import Personalization
 from paperbot.core.render import MessageData
 from paperbot.core.schedule import DailyTime, ScheduleError
-from paperbot.core.topics import MAX_TOPIC_SCORE, TopicInputError
-from paperbot.services.subscriptions import SubscriptionService
+from paperbot.services.digest_audience import (
+    READER,
+    Audience,
+    reader_demands,
+    scaled,
+    subscriber_audience,
+)
+from paperbot.services.digest_delivery import (
+    HISTORY_LIMIT,
+    MAX_ATTEMPTS,
+    NONCE_WINDOW,
+    ChannelMessage,
+    DeliveryError,
+    DigestDelivery,
+    DigestTransport,
+    Outcome,
+    PostResult,
+)
 from paperbot.storage import digests as store
 from paperbot.storage import papers
 from paperbot.storage import personal as personal_store
@@ -56,91 +72,30 @@ from paperbot.storage.backend import Database
 from paperbot.storage.db import StorageError
 from paperbot.storage.digests import AlreadyClaimed
 
+# Delivery lives in services/digest_delivery.py; these names are re-exported
+# because the bot, the personal digest and the tests reach them through here.
+__all__ = [
+    "HISTORY_LIMIT",
+    "MAX_ATTEMPTS",
+    "NONCE_WINDOW",
+    "READER",
+    "Audience",
+    "ChannelMessage",
+    "DeliveryError",
+    "DigestInputError",
+    "DigestService",
+    "DigestTransport",
+    "Outcome",
+    "PostResult",
+    "Preview",
+    "reader_demands",
+    "scaled",
+    "subscriber_audience",
+]
+
 log = logging.getLogger(__name__)
 
-# Discord checks `enforce_nonce` uniqueness "in the past few minutes"; stay
-# well inside that before trusting a re-send to be deduplicated.
-NONCE_WINDOW = timedelta(minutes=2)
-# Messages read back when looking for a post whose outcome is unknown.
-HISTORY_LIMIT = 100
-# Tries for a post whose sends keep failing for transient reasons.
-MAX_ATTEMPTS = 3
 COUNT_RANGE = (1, 10)
-
-
-class DeliveryError(Exception):
-    """A send (or history read) failed.
-
-    `permanent` means retrying cannot help (the channel is gone, the bot lost
-    access): the failure is recorded for the admins and the post is closed.
-    """
-
-    def __init__(self, message: str, *, permanent: bool) -> None:
-        super().__init__(message)
-        self.permanent = permanent
-
-
-@dataclass(frozen=True, slots=True)
-class ChannelMessage:
-    """A message read back from channel history."""
-
-    id: int
-    created_at: datetime
-    by_me: bool
-    content: str
-
-
-class DigestTransport(Protocol):
-    """How the service reaches Discord (implemented in `bot/`)."""
-
-    async def send(self, channel_id: int, message: MessageData, nonce: str) -> int:
-        """Post the message with this nonce (and enforce_nonce); the message id."""
-
-    async def history(
-        self, channel_id: int, after: datetime, limit: int
-    ) -> Sequence[ChannelMessage]:
-        """Messages created after `after`, oldest first, at most `limit`."""
-
-
-# guild id -> every subscribed topic of that server with subscribers and matches
-Audience = Callable[[int], Awaitable[Sequence[TopicDemand]]]
-
-
-def subscriber_audience(subscriptions: SubscriptionService) -> Audience:
-    """A server's audience from its subscriptions, scores scaled to [0, 1]."""
-
-    async def audience(guild_id: int) -> Sequence[TopicDemand]:
-        return [scaled(d) for d in await subscriptions.demands(guild_id)]
-
-    return audience
-
-
-def scaled(demand: TopicDemand) -> TopicDemand:
-    """The demand with its match scores on the [0, 1] scale picking uses."""
-    return TopicDemand(
-        demand.topic,
-        demand.subscribers,
-        demand.ids,
-        demand.scores / MAX_TOPIC_SCORE,
-        demand.near_ids,
-        demand.near_scores / MAX_TOPIC_SCORE,
-    )
-
-
-READER = 0
-"""Stands for the one made-up subscriber of `reader_demands`."""
-
-
-async def reader_demands(
-    subscriptions: SubscriptionService, texts: Sequence[str]
-) -> list[TopicDemand]:
-    """The audience of one reader following `texts` (vocabulary topics or free
-    keywords, as /subscribe takes them; synonyms count once), scaled for
-    picking: what `digest preview --topics` and `bench quality` pick for.
-    Raises `TopicInputError` for unusable text or when no text is left."""
-    if not any(text.strip() for text in texts):
-        raise TopicInputError("--topics needs at least one topic, e.g. --topics 'RLHF, MoE'")
-    return [scaled(d) for d in await subscriptions.reader_demands(texts, READER)]
 
 
 def _plan(
@@ -174,21 +129,6 @@ class Preview:
     corpus_size: int = 0
 
 
-Outcome = Literal[
-    "posted", "already-posted", "not-due", "not-configured", "failed", "pending", "expired"
-]
-
-
-@dataclass(frozen=True, slots=True)
-class PostResult:
-    outcome: Outcome
-    guild_id: int
-    local_date: date | None = None
-    message_id: int | None = None
-    detail: str = ""
-    papers: int = 0
-
-
 @cache
 def known_timezones() -> frozenset[str]:
     return frozenset(zoneinfo.available_timezones())
@@ -198,7 +138,7 @@ def daily_time(settings: DigestSettings) -> DailyTime:
     return DailyTime(settings.post_time, ZoneInfo(settings.timezone))
 
 
-class DigestService:
+class DigestService(DigestDelivery):
     def __init__(self, db: Database, settings: Settings, audience: Audience | None = None) -> None:
         self.db = db
         self.settings = settings
@@ -442,153 +382,3 @@ class DigestService:
             except AlreadyClaimed:
                 log.info("digest for guild %d on %s already claimed", configured.guild_id, day)
                 return None
-
-    async def _deliver(
-        self, post: DigestPost, transport: DigestTransport, now: datetime
-    ) -> PostResult:
-        self._in_flight.add(post.id)
-        try:
-            return await self._send_and_confirm(post, transport, now)
-        finally:
-            self._in_flight.discard(post.id)
-
-    async def _send_and_confirm(
-        self, post: DigestPost, transport: DigestTransport, now: datetime
-    ) -> PostResult:
-        await store.mark_sent(self.db, post.id, now)
-        try:
-            message_id = await transport.send(post.channel_id, post.message, post.nonce)
-        except DeliveryError as exc:
-            return await self._failed(post, exc, now)
-        await store.confirm(self.db, post.id, message_id)
-        log.info(
-            "digest posted: guild %d channel %d date %s message %d",
-            post.guild_id,
-            post.channel_id,
-            post.local_date,
-            message_id,
-        )
-        return PostResult(
-            "posted", post.guild_id, post.local_date, message_id, papers=len(post.paper_ids)
-        )
-
-    async def _failed(self, post: DigestPost, exc: DeliveryError, now: datetime) -> PostResult:
-        if exc.permanent:
-            log.warning("digest for guild %d failed for good: %s", post.guild_id, exc)
-            await store.close_post(self.db, post.id, "failed", str(exc))
-            await store.record_failure(
-                self.db,
-                post.guild_id,
-                f"The digest of {post.local_date} was not posted: {exc}",
-                now,
-            )
-            return PostResult("failed", post.guild_id, post.local_date, detail=str(exc))
-        # The request may or may not have reached Discord: keep it open for
-        # `resolve`, which retries a bounded number of times.
-        log.warning("digest for guild %d: send failed, will resolve later: %s", post.guild_id, exc)
-        await store.note_error(self.db, post.id, str(exc))
-        return PostResult("pending", post.guild_id, post.local_date, detail=str(exc))
-
-    # --- after a crash ------------------------------------------------------
-
-    async def recover(self, transport: DigestTransport, now: datetime) -> list[PostResult]:
-        """Resolve every post a crash (or an unknown send outcome) left open."""
-        open_posts = await store.open_posts(self.db)
-        return [
-            await self.resolve(post, transport, now)
-            for post in open_posts
-            if self.shards.owns(post.guild_id)
-        ]
-
-    async def resolve(
-        self, post: DigestPost, transport: DigestTransport, now: datetime
-    ) -> PostResult:
-        """Finish a post whose delivery is unknown, without ever posting twice."""
-        if post.id in self._in_flight:
-            return PostResult("pending", post.guild_id, post.local_date, detail="in flight")
-        current = await store.get_post(self.db, post.id)
-        if current is None or current.state not in ("claimed", "sent"):
-            return PostResult("already-posted", post.guild_id, post.local_date)
-        post = current
-        still_today = self._day_is_on(post, now)
-        if post.state == "claimed":
-            # Nothing was sent: a claim whose day is on is simply delivered.
-            if still_today and post.kind == "scheduled":
-                return await self._deliver(post, transport, now)
-            await store.close_post(self.db, post.id, "expired", "not sent before its day ended")
-            return PostResult("expired", post.guild_id, post.local_date)
-        return await self._resolve_sent(post, transport, now, still_today=still_today)
-
-    async def _resolve_sent(
-        self, post: DigestPost, transport: DigestTransport, now: datetime, *, still_today: bool
-    ) -> PostResult:
-        """Finish a post that may be out: found in history it is confirmed,
-        otherwise it is re-sent only when that cannot double post."""
-        assert post.sent_at is not None
-        if now - post.sent_at <= NONCE_WINDOW:
-            # Discord still deduplicates this nonce: a re-send cannot double post.
-            return await self._deliver(post, transport, now)
-        try:
-            recent = await transport.history(
-                post.channel_id, post.claimed_at - timedelta(seconds=5), HISTORY_LIMIT
-            )
-        except DeliveryError as exc:
-            return await self._unconfirmed(post, exc, now, still_today=still_today)
-        mine = next(
-            (m for m in recent if m.by_me and m.content.split("\n", 1)[0] == post.header), None
-        )
-        if mine is not None:
-            await store.confirm(self.db, post.id, mine.id)
-            log.info("digest for guild %d found in history: message %d", post.guild_id, mine.id)
-            return PostResult(
-                "posted", post.guild_id, post.local_date, mine.id, papers=len(post.paper_ids)
-            )
-        if len(recent) >= HISTORY_LIMIT:
-            # The history since the claim is longer than we read: the post may
-            # be in it. Never risk a second post; keep its papers as seen.
-            await store.close_post(
-                self.db, post.id, "expired", "outcome unknown (busy channel)", free_papers=False
-            )
-            return PostResult("expired", post.guild_id, post.local_date)
-        if still_today and post.kind == "scheduled" and post.attempts < MAX_ATTEMPTS:
-            return await self._deliver(post, transport, now)
-        reason = (
-            "not delivered before its day ended"
-            if post.kind == "scheduled"
-            else "extra post not delivered (not re-sent after a restart)"
-        )
-        if post.attempts >= MAX_ATTEMPTS:
-            reason = (
-                f"not delivered after {post.attempts} attempts: {post.error or 'unknown error'}"
-            )
-            await store.record_failure(
-                self.db, post.guild_id, f"The digest of {post.local_date} was {reason}", now
-            )
-        await store.close_post(self.db, post.id, "failed", reason)
-        return PostResult("failed", post.guild_id, post.local_date, detail=reason)
-
-    async def _unconfirmed(
-        self, post: DigestPost, exc: DeliveryError, now: datetime, *, still_today: bool
-    ) -> PostResult:
-        """History could not be read: the post may be out, so its papers stay
-        seen and it is not sent again; a transient error is retried while the
-        day lasts."""
-        if not exc.permanent and still_today:
-            await store.note_error(self.db, post.id, str(exc))
-            return PostResult("pending", post.guild_id, post.local_date, detail=str(exc))
-        log.warning("digest for guild %d: could not confirm the post: %s", post.guild_id, exc)
-        await store.close_post(
-            self.db, post.id, "failed", f"outcome unknown: {exc}", free_papers=False
-        )
-        if exc.permanent:
-            await store.record_failure(
-                self.db,
-                post.guild_id,
-                f"The digest of {post.local_date} may not have been posted: {exc}",
-                now,
-            )
-        return PostResult("failed", post.guild_id, post.local_date, detail=str(exc))
-
-    @staticmethod
-    def _day_is_on(post: DigestPost, now: datetime) -> bool:
-        return now < post.deadline
