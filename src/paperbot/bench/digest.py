@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--posted",
         type=non_negative_int,
         default=None,
-        help=f"already posted (default: {POSTED_SHARE:.0%} of --papers)",
+        help=f"already posted (default: {POSTED_SHARE * 100:.0f}%% of --papers)",
     )
     parser.add_argument("--repeat", type=positive_int, default=5, help="timed runs (best kept)")
     parser.add_argument(
