@@ -10,6 +10,7 @@ import pytest
 
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.core.topics import Topic, TopicCorpus, build_corpus, match_topic
+from paperbot.services import topics as topics_service
 from paperbot.services.topics import TopicService, load_vocabulary
 from paperbot.storage import search_index
 from paperbot.storage.backend import Database
@@ -142,3 +143,21 @@ async def test_matches_stored_with_another_vocabulary_are_matched_again(
     await topics.warm()
     assert topics.last_source == "stored"  # the corpus is the same...
     await assert_as_built(topics, db)  # ...the matches are the new vocabulary's
+
+
+async def test_prepare_stored_builds_in_the_stored_form_for_the_next_start(
+    db: Database, corpora: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What `paperbot load` does at scale (the stored form from the worker),
+    # here at test size in a thread.
+    monkeypatch.setattr(topics_service, "_THREAD_THRESHOLD", 0)
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    loader = service(db)
+    assert await loader.prepare_stored() == "built"
+    assert await loader.prepare_stored() == "stored"
+    await load_pages(db, corpora / "more", limits=BENCH_LIMITS)
+    assert await loader.prepare_stored() == "appended"  # the stored corpus, extended
+    again = service(db)
+    await again.warm()
+    assert again.last_source == "stored"
+    await assert_as_built(again, db)

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             )
         # Ready means ready: the bot started after this load answers at once
         # (the search index and the topic matches are stored).
-        prepared = await app.prepare()
+        prepared = await app.prepare(keep_topics=False)
         print_json(report.as_dict()) if args.json else _print_summary(report, prepared)
         return EXIT_OK if report.clean and not failures else EXIT_PROBLEMS
 

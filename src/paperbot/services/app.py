@@ -100,17 +100,20 @@ class App:
             library=LibraryService(db),
         )
 
-    async def prepare(self, *, topics: bool = True) -> Prepared:
+    async def prepare(self, *, topics: bool = True, keep_topics: bool = True) -> Prepared:
         """Make the search index current and, with `topics`, the topic corpus
         and every vocabulary topic's matches (both stored for the next start,
         both following a load that only added papers incrementally), CPU
         work in the worker process: what "ready" means for the bot, and the
-        end of `paperbot load`."""
+        end of `paperbot load` (`keep_topics=False`: stored for the next
+        start, not kept in this process)."""
         start = time.perf_counter()
         index = await self.search.refresh()
         index_seconds = time.perf_counter() - start
         topics_source = "skipped"
-        if topics:
+        if topics and not keep_topics:
+            topics_source = await self.topics.prepare_stored()
+        elif topics:
             self.topics.last_source = None
             await self.topics.warm()
             topics_source = self.topics.last_source or "current"

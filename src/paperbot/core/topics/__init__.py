@@ -53,6 +53,7 @@ from paperbot.core.topics._persist import (
     corpus_arrays,
     corpus_from_arrays,
     matches_from_arrays,
+    stored_form,
     stored_mark,
     vocabulary_fingerprint,
 )
@@ -109,6 +110,7 @@ __all__ = [
     "parse_vocabulary",
     "resolve",
     "score_paper",
+    "stored_form",
     "stored_mark",
     "suggest",
     "term_key",
