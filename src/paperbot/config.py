@@ -25,6 +25,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SecretStr,
+    StrictBool,
     ValidationError,
     model_validator,
 )
@@ -169,6 +170,8 @@ class SearchSettings(_Section):
     max_query_length: StrictInt = Field(default=300, ge=10, le=2000)
     cooldown_uses: StrictInt = Field(default=5, ge=1, le=1000)
     cooldown_seconds: FiniteFloat = Field(default=10.0, gt=0, le=86_400)
+    # Order a reader's results by their 👍/👎 profile too (only once they voted).
+    personal_order: StrictBool = True
 
 
 class DigestSettings(_Section):

@@ -38,6 +38,18 @@ MATRIX: dict[str, Row] = {
     "digest now": Row(admin_only=True),
     "digest preview": Row(),
     "digest off": Row(admin_only=True),
+    "similar": Row({"paper": "diffusion"}, in_dms=True),
+    "mute": Row({"topic": "diffusion"}),
+    "unmute": Row({"topic": "diffusion"}),
+    "feedback show": Row(),
+    "feedback reset": Row(),
+    "digest history": Row(),
+    "digest me": Row({"time": "08:00"}),
+    "saved list": Row(),
+    "saved export": Row({"format": "bibtex"}),
+    "mydata show": Row(),
+    "mydata export": Row(),
+    "mydata delete": Row(),
 }
 
 

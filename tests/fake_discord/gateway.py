@@ -26,8 +26,16 @@ class GatewayMixin(FakeState):
         shard, count = self._socket_shards.get(id(ws), (0, 1))
         return (0 if guild_id is None else (guild_id >> 22) % count) == shard
 
+    async def remove_guild(self, guild: FakeGuild) -> None:
+        """The bot is removed from (kicked out of) a guild (GUILD_DELETE without
+        `unavailable`, which would mean an outage instead)."""
+        self.guilds.pop(guild.id, None)
+        await self.dispatch("GUILD_DELETE", {"id": str(guild.id)})
+
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        guild = data.get("id") if event == "GUILD_CREATE" else data.get("guild_id")
+        guild = (
+            data.get("id") if event in ("GUILD_CREATE", "GUILD_DELETE") else data.get("guild_id")
+        )
         guild_id = int(guild) if guild is not None else None
         for ws in list(self._sockets):
             if not self._receives(ws, guild_id):

@@ -10,6 +10,7 @@ from tests.fake_discord.commands import command_data
 from tests.fake_discord.constants import (
     CallbackType,
     ChannelType,
+    ComponentType,
     InteractionContext,
     InteractionType,
 )
@@ -88,8 +89,10 @@ class InteractionsMixin(GatewayMixin):
         guild: FakeGuild | None = None,
         channel: FakeChannel | None = None,
         locale: str = "en-US",
+        values: list[str] | None = None,
     ) -> InteractionResult:
-        """Press the button `custom_id` on a message the bot sent."""
+        """Press the button `custom_id` on a message the bot sent, or choose
+        `values` in its select menu `custom_id`."""
         if custom_id not in custom_ids(message):
             raise ValueError(f"no button {custom_id!r} on that message: {custom_ids(message)}")
         button = next(
@@ -100,7 +103,12 @@ class InteractionsMixin(GatewayMixin):
         )
         if button.get("disabled"):
             raise ValueError(f"button {custom_id!r} is disabled: Discord would not send the click")
-        data = {"custom_id": custom_id, "component_type": button["type"]}
+        data: dict[str, Any] = {"custom_id": custom_id, "component_type": button["type"]}
+        if button["type"] == ComponentType.STRING_SELECT:
+            offered = {option["value"] for option in button.get("options", [])}
+            if not values or not set(values) <= offered:
+                raise ValueError(f"choose values among {sorted(offered)} in {custom_id!r}")
+            data["values"] = values
         return await self._interact(
             InteractionType.MESSAGE_COMPONENT,
             data,

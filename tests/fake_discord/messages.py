@@ -21,7 +21,7 @@ class MessagesMixin(FakeState):
             "content": data.get("content") or "",
             "embeds": [{"type": "rich", **e} for e in data.get("embeds") or []],
             "components": data.get("components") or [],
-            "attachments": [],
+            "attachments": [a for a in data.get("attachments") or [] if "url" in a],
             "mentions": [],
             "mention_roles": [],
             "mention_everyone": False,
@@ -67,6 +67,14 @@ def apply_edit(message: dict[str, Any], data: dict[str, Any]) -> None:
         message["embeds"] = [{"type": "rich", **e} for e in data["embeds"] or []]
     if "components" in data:
         message["components"] = data["components"] or []
+    if "attachments" in data:
+        # Entries with a URL were just uploaded; bare ids keep existing files.
+        kept = {a["id"]: a for a in message["attachments"]}
+        message["attachments"] = [
+            a if "url" in a else kept[str(a["id"])]
+            for a in data["attachments"] or []
+            if "url" in a or str(a.get("id")) in kept
+        ]
     if "flags" in data and data["flags"] is not None:
         message["flags"] = (message["flags"] & (EPHEMERAL | LOADING)) | data["flags"]
     message["edited_timestamp"] = timestamp()

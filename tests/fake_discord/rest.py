@@ -17,6 +17,12 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fake_discord.attachments import (
+    Upload,
+    read_multipart,
+    store_uploads,
+    upload_problems,
+)
 from tests.fake_discord.constants import ErrorCode
 from tests.fake_discord.responses import fault_response, json_response
 from tests.fake_discord.results import InteractionResult, RecordedRequest
@@ -41,14 +47,20 @@ class RestMixin(WebhookRoutes, ResourceRoutes):
         request[ARRIVED] = time.monotonic()
         path = "/" + request.match_info["tail"]
         body: Any = None
-        raw = await request.read()
-        if raw:
+        uploads: list[Upload] = []
+        if request.content_type == "multipart/form-data":
+            body, uploads, problems = await read_multipart(request)
+            problems += spec_validator().multipart_problems(request.method, path)
+            if problems:
+                return self._violation(request, path, problems)
+        elif raw := await request.read():
             if request.content_type != "application/json":
                 return self._violation(request, path, [f"body sent as {request.content_type}"])
             body = json.loads(raw)
         record = RecordedRequest(
             request.method, path, dict(request.query), body, request.headers.get("Authorization")
         )
+        record.uploads = uploads
         self.requests.append(record)
         response = await self._handle(request, path, body, record)
         record.status = response.status
@@ -81,6 +93,11 @@ class RestMixin(WebhookRoutes, ResourceRoutes):
             return self._violation(request, path, problems)
         if not self._authorized(path, record):
             return json_response({"message": "401: Unauthorized", "code": ErrorCode.GENERAL}, 401)
+        if record.uploads:
+            problems = upload_problems(body, record.uploads)
+            if problems:
+                return self._violation(request, path, problems)
+            store_uploads(body, record.uploads, self.url, self.attachment_data)
         for pattern, handler_method, handler in self._routes():
             match = re.match(pattern, path)
             if match and handler_method == method:

@@ -27,6 +27,8 @@ class RecordedRequest:
     authorization: str | None
     status: int = 0
     at: float = field(default_factory=time.monotonic)
+    #: The files of a multipart upload (`tests.fake_discord.attachments.Upload`).
+    uploads: list[Any] = field(default_factory=list)
 
     def __repr__(self) -> str:
         return f"<{self.method} {self.path} -> {self.status}>"
@@ -101,6 +103,15 @@ class InteractionResult:
         if self.callback_type != CallbackType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT:
             return []
         return list(((self.callback or {}).get("data") or {}).get("choices") or [])
+
+    def files(self) -> dict[str, bytes]:
+        """The files attached to the original response and follow-ups, by file name."""
+        messages = [m for m in [self.message, *self.followups] if m]
+        return {
+            a["filename"]: self._fake.attachment_data[a["id"]]
+            for m in messages
+            for a in m.get("attachments") or []
+        }
 
     def text(self) -> str:
         """Everything a reader sees in the original response and follow-ups."""

@@ -14,9 +14,10 @@ member permissions, `default_member_permissions` hiding commands).
 The server is put together from one mixin per job, each in its own module:
 `state` (what the fake knows; the world API tests use), `gateway` (websocket),
 `interactions` (slash/autocomplete/click, built by `commands`), `rest` (record,
-faults, validation, routing) with `webhooks` (callbacks, follow-ups) and
-`routes` (commands, channels, guilds); `results` holds what tests inspect and
-`constants` Discord's wire numbers. This module keeps every name it exported
+faults, validation, routing) with `webhooks` (callbacks, follow-ups),
+`routes` (commands, channels, guilds) and `dms` (DM channels, closed DMs:
+50007); `results` holds what tests inspect and `constants` Discord's wire
+numbers. This module keeps every name it exported
 before the split.
 """
 
@@ -34,8 +35,8 @@ from tests.fake_discord.constants import (
     LOADING,
     CallbackType,
 )
+from tests.fake_discord.dms import DmsMixin
 from tests.fake_discord.interactions import InteractionsMixin
-from tests.fake_discord.rest import RestMixin
 from tests.fake_discord.results import (
     InteractionResult,
     InteractionTimeout,
@@ -79,7 +80,7 @@ __all__ = [
 ]
 
 
-class FakeDiscord(InteractionsMixin, RestMixin):
+class FakeDiscord(InteractionsMixin, DmsMixin):
     """REST + gateway on an ephemeral 127.0.0.1 port, for the real discord.py client."""
 
     # --- lifecycle ------------------------------------------------------------------

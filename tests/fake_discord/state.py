@@ -56,6 +56,8 @@ class FakeState:
         self.guild_commands: dict[int, list[dict[str, Any]]] = {}
         self.syncs: list[tuple[int | None, list[dict[str, Any]]]] = []
         self.messages: dict[int, dict[str, Any]] = {}
+        #: Bytes of every file the bot uploaded, by attachment id.
+        self.attachment_data: dict[str, bytes] = {}
         self.channel_messages: dict[int, list[int]] = {}
         #: (channel id, nonce) -> message id, for `enforce_nonce` (the exactly-once digest).
         self.nonces: dict[tuple[int, str], int] = {}

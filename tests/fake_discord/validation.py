@@ -92,6 +92,16 @@ class SpecValidator:
                 return Operation(template, method.upper(), schema)
         return None
 
+    def multipart_problems(self, method: str, path: str) -> list[str]:
+        """Problems with sending files (multipart/form-data) to `METHOD /path`."""
+        for pattern, template, item in self._routes:
+            if pattern.match(path) and method.lower() in item:
+                content = item[method.lower()].get("requestBody", {}).get("content", {})
+                if "multipart/form-data" in content:
+                    return []
+                return [f"{method} {template}: this endpoint takes no files (multipart)"]
+        return [f"{method} {path}: no such endpoint in Discord's API"]
+
     def validate(self, method: str, path: str, body: Any) -> list[str]:
         """Problems with this request body; empty when it is valid."""
         operation = self.operation(method, path)

@@ -106,8 +106,14 @@ class E2E:
         )
 
     async def click(
-        self, message: dict[str, Any] | None, custom_id: str, *, user: FakeUser | None = None
+        self,
+        message: dict[str, Any] | None,
+        custom_id: str,
+        *,
+        user: FakeUser | None = None,
+        values: list[str] | None = None,
     ) -> InteractionResult:
+        """Press a button, or choose `values` in a select menu."""
         assert message is not None, "no message to click on"
         in_guild = "guild_id" in message
         return await self.fake.click(
@@ -116,4 +122,5 @@ class E2E:
             user=user or self.member,
             guild=self.guild if in_guild else None,
             channel=self.channel if in_guild else None,
+            values=values,
         )

@@ -25,7 +25,10 @@ EXTENSIONS: tuple[str, ...] = (
     "paperbot.bot.cogs.subscriptions",
     "paperbot.bot.cogs.digest",
     "paperbot.bot.cogs.search",
+    "paperbot.bot.cogs.feedback",
     "paperbot.bot.cogs.corpus_watch",
+    "paperbot.bot.cogs.library",
+    "paperbot.bot.cogs.mydata",
 )
 
 # The bot has no voice features: don't warn at start-up that voice libraries are missing.

@@ -48,8 +48,9 @@ async def reply(
     *,
     ephemeral: bool = True,
     view: discord.ui.View | None = None,
+    file: discord.File | None = None,
 ) -> discord.WebhookMessage | None:
-    """Answer `interaction` with `message` (and `view`, if given).
+    """Answer `interaction` with `message` (and `view` and an attached `file`, if given).
 
     Returns the follow-up message when one was sent (a view that edits its
     message later needs it), None for a first response.
@@ -58,6 +59,8 @@ async def reply(
     kwargs = message_kwargs(data)
     if view is not None:
         kwargs["view"] = view
+    if file is not None:
+        kwargs["file"] = file
     if interaction.response.is_done():
         return await interaction.followup.send(**kwargs, ephemeral=ephemeral, wait=True)
     await interaction.response.send_message(**kwargs, ephemeral=ephemeral)

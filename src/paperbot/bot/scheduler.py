@@ -26,7 +26,9 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from paperbot.bot import personal_scheduler
 from paperbot.bot.embeds import message_kwargs
+from paperbot.bot.views.reader_actions import reader_view
 from paperbot.clock import utc_now
 from paperbot.core.models import DigestSettings
 from paperbot.core.render import MessageData
@@ -106,7 +108,13 @@ class DiscordTransport:
             # discord.py 2.7 sends `enforce_nonce: true` with every nonce
             # (http.handle_message_parameters), which makes the re-send after
             # a crash return the first message instead of a second one.
-            sent = await channel.send(**message_kwargs(message), nonce=nonce)
+            # 👍 👎 🔖 and "more like this" for every pick (persistent: see
+            # `bot.views.reader_actions`); a post without papers gets none.
+            kwargs = message_kwargs(message)
+            view = reader_view(message)
+            if view is not None:
+                kwargs["view"] = view
+            sent = await channel.send(**kwargs, nonce=nonce)
         except (discord.HTTPException, aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise delivery_error(exc, channel_id) from exc
         return sent.id
@@ -187,6 +195,11 @@ class DigestScheduler:
         if posted:
             log.info("start-up catch-up posted %d missed digests", len(posted))
         return results
+
+    @property
+    def catching_up(self) -> asyncio.Task[list[PostResult]] | None:
+        """The start-up catch-up while it may still run (the DMs wait for it)."""
+        return self._catch_up
 
     async def resolve_open(self) -> list[PostResult]:
         return await self.service.recover(self.transport, self.clock())
@@ -280,8 +293,14 @@ async def start(bot: PaperBot, *, clock: Clock = utc_now) -> DigestScheduler:
     scheduler = DigestScheduler(bot.app.digest, DiscordTransport(bot, pacer), clock=clock)
     await scheduler.start()
     _RUNNING[bot] = scheduler
+    # Personal DMs run on the same scheduler and send pacer.
+    try:
+        await personal_scheduler.start(bot, bot.app.personal, scheduler, clock=clock)
+    except Exception:  # the server digests keep running without the DMs
+        log.exception("the personal digest jobs failed to start: no DMs until restart")
     return scheduler
 
 
 async def shutdown(scheduler: DigestScheduler) -> None:
+    await personal_scheduler.shutdown(scheduler)
     await scheduler.shutdown()

@@ -25,7 +25,11 @@ COMMANDS = (
     "bench",
     "topics",
     "subscriptions",
+    "saved",
+    "forget",
+    "purge",
     "digest",
+    "similar",
     "run",
     "doctor",
 )

@@ -23,6 +23,7 @@ BENCHMARKS = {
     "topics": "paperbot.bench.topics",
     "search": "paperbot.bench.search",
     "quality": "paperbot.bench.quality",
+    "feedback": "paperbot.bench.feedback",
     "coldstart": "paperbot.bench.coldstart",
 }
 

@@ -38,18 +38,20 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from paperbot.core.digest_fill import (
-    fill_reason,
-    match_reason,
-    near_order,
-    near_reason,
-    on_corpus,
-)
+from paperbot.core.digest_demand import PreparedDemand as PreparedDemand
+from paperbot.core.digest_demand import TopicDemand as TopicDemand
+from paperbot.core.digest_fill import fill_reason as fill_reason
+from paperbot.core.digest_fill import liked_reason, near_order, near_reason
+from paperbot.core.digest_fill import match_reason as match_reason
+from paperbot.core.profile import Personalization
 from paperbot.core.similarity import PaperVectors, rank_in_group
 
 TOPIC_DECAY = 0.5
 VENUE_DECAY = 0.7
 MMR_LAMBDA = 0.7
+# A paper no subscribed topic matches is a candidate when the readers'
+# profiles score it above this (the votes found something the topics miss).
+PROFILE_FLOOR = 0.02
 _INITIAL_POOL = 32  # candidates scored exactly per pick before looking further
 _POOL_GROWTH = 4
 
@@ -113,64 +115,6 @@ def _fill_order(
 
 
 @dataclass(frozen=True, slots=True)
-class TopicDemand:
-    """One subscribed topic of a server: who wants it, and what matches it."""
-
-    topic: str
-    subscribers: tuple[int, ...]
-    ids: IntArray
-    scores: FloatArray
-    # Near matches (below the match threshold): fill before unrelated papers.
-    near_ids: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    near_scores: FloatArray = field(default_factory=lambda: np.zeros(0, dtype=np.float64))
-
-
-@dataclass(frozen=True, slots=True)
-class PreparedDemand:
-    """Demands mapped onto corpus positions (sorted), ready for picking."""
-
-    topics: tuple[str, ...]
-    positions: tuple[NDArray[np.intp], ...]
-    scores: tuple[FloatArray, ...]
-    weights: FloatArray  # subscribers per topic
-    user_ids: IntArray  # every subscriber, sorted
-    members: NDArray[np.bool_]  # topics x users: who subscribed to what
-    near_positions: tuple[NDArray[np.intp], ...] = ()
-    near_scores: tuple[FloatArray, ...] = ()
-
-    @classmethod
-    def build(cls, corpus: CorpusArrays, demands: Sequence[TopicDemand]) -> PreparedDemand:
-        demands = [d for d in demands if d.subscribers and (len(d.ids) or len(d.near_ids))]
-        users = np.array(sorted({u for d in demands for u in d.subscribers}), dtype=np.int64)
-        members = np.zeros((len(demands), len(users)), dtype=bool)
-        positions: list[NDArray[np.intp]] = []
-        scores: list[FloatArray] = []
-        near_positions: list[NDArray[np.intp]] = []
-        near_scores: list[FloatArray] = []
-        for row, demand in enumerate(demands):
-            members[row, np.searchsorted(users, np.array(demand.subscribers, dtype=np.int64))] = (
-                True
-            )
-            for target, (ids, values) in (
-                ((positions, scores), (demand.ids, demand.scores)),
-                ((near_positions, near_scores), (demand.near_ids, demand.near_scores)),
-            ):
-                pos, kept = on_corpus(corpus.ids, ids, values)
-                target[0].append(pos)
-                target[1].append(kept)
-        return cls(
-            topics=tuple(d.topic for d in demands),
-            positions=tuple(positions),
-            scores=tuple(scores),
-            weights=members.sum(axis=1).astype(np.float64),
-            user_ids=users,
-            members=members,
-            near_positions=tuple(near_positions),
-            near_scores=tuple(near_scores),
-        )
-
-
-@dataclass(frozen=True, slots=True)
 class Pick:
     """A chosen paper and why it was chosen: a topic match, or a fill paper
     used only because no matching paper was left."""
@@ -181,6 +125,8 @@ class Pick:
     subscribers: tuple[int, ...] = ()
     relevance: float = 0.0
     kind: PickKind = "match"
+    # What the readers' votes added to `relevance` (see `core.profile`).
+    profile: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,8 +156,10 @@ def pick(
     demand: PreparedDemand,
     posted_ids: Sequence[int] | IntArray,
     count: int,
+    personal: Personalization | None = None,
 ) -> DigestPlan:
-    """Up to `count` papers never posted in the channel, best for its subscribers."""
+    """Up to `count` papers never posted in the channel, best for its subscribers
+    (steered by their votes and mutes when `personal` is given)."""
     if count < 1:
         raise ValueError("count must be at least 1")
     excluded = np.zeros(len(corpus), dtype=bool)
@@ -219,15 +167,28 @@ def pick(
     unposted = int(len(corpus) - excluded.sum())
     base = relevance(corpus, demand)
     base[excluded] = 0.0
-    matched = np.flatnonzero(base > 0)
+    boost = None if personal is None else personal.boost
+    candidate = base > 0
+    if personal is not None:
+        # Blocked, or disliked more than its topics want it: out. A paper the
+        # readers' votes point to strongly enough is in, matching or not.
+        candidate = (candidate & (base + personal.boost > 0)) | (personal.discover > PROFILE_FLOOR)
+        candidate[personal.blocked | excluded] = False
+    matched = np.flatnonzero(candidate)
     alive = np.ones(len(matched), dtype=bool)
     chosen = _Selection([0] * len(demand.topics), [0] * len(corpus.venue_names))
     while len(chosen.picks) < count and alive.any():
-        local = _next_match(corpus, demand, matched, alive, chosen)
+        explore = personal is not None and personal.explores(len(chosen.picks))
+        local = _next_match(corpus, demand, matched, alive, chosen, None if explore else boost)
         alive[local] = False
-        _take(corpus, demand, int(matched[local]), float(base[matched[local]]), chosen)
-    _near_fill(corpus, demand, excluded, count, chosen)
-    _fill(corpus, excluded, count, chosen, len(demand.user_ids))
+        position = int(matched[local])
+        if personal is not None and personal.is_near_disliked(corpus.vectors, position):
+            continue
+        moved = (float(base[position]), float(boost[position]) if boost is not None else 0.0)
+        _take(corpus, demand, position, moved, chosen, personal)
+    blocked = excluded if personal is None else excluded | personal.blocked
+    _near_fill(corpus, demand, blocked, count, chosen, personal)
+    _fill(corpus, blocked, count, chosen, len(demand.user_ids), personal)
     return DigestPlan(tuple(chosen.picks), count, unposted - len(chosen.picks), len(corpus))
 
 
@@ -255,15 +216,19 @@ def effective_relevance(
     demand: PreparedDemand,
     topic_picks: Sequence[int],
     venue_picks: Sequence[int],
+    boost: FloatArray | None = None,
 ) -> FloatArray:
     """Relevance with each topic's balance factor and each venue's mix factor
-    for the picks made so far."""
+    for the picks made so far (plus the profile's `boost`, kept positive)."""
     factors = [
         float(weight) * TOPIC_DECAY**n
         for weight, n in zip(demand.weights, topic_picks, strict=True)
     ]
     venue = np.array([VENUE_DECAY**n for n in venue_picks], dtype=np.float64)
-    result: FloatArray = _weighted_relevance(corpus, demand, factors) * venue[corpus.venue_codes]
+    weighted = _weighted_relevance(corpus, demand, factors)
+    if boost is not None:
+        weighted = np.maximum(weighted + boost, 1e-9)
+    result: FloatArray = weighted * venue[corpus.venue_codes]
     return result
 
 
@@ -273,11 +238,12 @@ def _next_match(
     matched: NDArray[np.intp],
     alive: NDArray[np.bool_],
     chosen: _Selection,
+    boost: FloatArray | None = None,
 ) -> int:
     """The index into `matched` of the next pick: the best MMR score, lowest id on ties."""
-    full = effective_relevance(corpus, demand, chosen.topic_picks, chosen.venue_picks)
+    full = effective_relevance(corpus, demand, chosen.topic_picks, chosen.venue_picks, boost)
     effective = np.where(alive, full[matched], -1.0)
-    best = float(effective.max())
+    best = max(float(effective.max()), 1e-12)  # 0: only profile picks left, explored
     live = int(alive.sum())
     size = _INITIAL_POOL
     while True:
@@ -333,21 +299,32 @@ def matching_topics(demand: PreparedDemand, positions: NDArray[np.intp]) -> list
 
 
 def _take(
-    corpus: CorpusArrays, demand: PreparedDemand, position: int, score: float, chosen: _Selection
+    corpus: CorpusArrays,
+    demand: PreparedDemand,
+    position: int,
+    scores: tuple[float, float],
+    chosen: _Selection,
+    personal: Personalization | None = None,
 ) -> None:
+    """Record a match (nobody who muted it or strongly dislikes it is pinged)."""
     rows = matching_topics(demand, np.array([position], dtype=np.intp))[0]
     for row in rows:
         chosen.topic_picks[row] += 1
     chosen.venue_picks[int(corpus.venue_codes[position])] += 1
-    users = demand.user_ids[demand.members[rows].any(axis=0)]
+    users = tuple(int(u) for u in demand.user_ids[demand.members[rows].any(axis=0)])
     topics = tuple(demand.topics[r] for r in rows)
+    audience = len(demand.user_ids)
+    reason = match_reason(topics, len(users), audience) if topics else liked_reason(audience)
+    if personal is not None:
+        users = personal.pingable(corpus.vectors, position, users)
     chosen.picks.append(
         Pick(
             paper_id=int(corpus.ids[position]),
-            reason=match_reason(topics, len(users), len(demand.user_ids)),
+            reason=reason,
             topics=topics,
-            subscribers=tuple(int(u) for u in users),
-            relevance=score,
+            subscribers=users,
+            relevance=scores[0],
+            profile=scores[1],
         )
     )
     chosen.taken.append(position)
@@ -359,6 +336,7 @@ def _near_fill(
     excluded: NDArray[np.bool_],
     count: int,
     chosen: _Selection,
+    personal: Personalization | None = None,
 ) -> None:
     """Near matches of the subscribed topics, best first, while slots remain."""
     blocked = excluded.copy()
@@ -367,6 +345,8 @@ def _near_fill(
     for position, rows in near_order(len(corpus), *near, blocked):
         if len(chosen.picks) >= count:
             break
+        if personal is not None and personal.is_near_disliked(corpus.vectors, position):
+            continue
         topics = tuple(demand.topics[r] for r in rows)
         reason = near_reason(topics, len(demand.user_ids))
         chosen.picks.append(Pick(paper_id=int(corpus.ids[position]), reason=reason, kind="fill"))
@@ -379,6 +359,7 @@ def _fill(
     count: int,
     chosen: _Selection,
     audience: int,
+    personal: Personalization | None = None,
 ) -> None:
     """Newest unposted papers: the newest year first, its venues dealt in turns."""
     need = count - len(chosen.picks)
@@ -390,9 +371,14 @@ def _fill(
     years, venues = corpus.years[order], corpus.venue_codes[order]
     # One key per (year, venue) run: years and venue codes both fit in 32 bits.
     rank = rank_in_group((years.astype(np.int64) << 32) | venues.astype(np.int64))
-    head = rank < need  # no group gives more than `need` papers
+    # No group gives more than `need` papers (2x when near-duplicates may be dropped).
+    head = rank < (need if personal is None or not len(personal.disliked) else 2 * need)
     order, years, venues, rank = order[head], years[head], venues[head], rank[head]
     dealt = order[np.lexsort((corpus.ids[order], venues, rank, -years))]
     reason = fill_reason(audience)
-    for position in dealt[:need]:
+    for position in dealt:
+        if len(chosen.picks) >= count:
+            break
+        if personal is not None and personal.is_near_disliked(corpus.vectors, int(position)):
+            continue
         chosen.picks.append(Pick(paper_id=int(corpus.ids[position]), reason=reason, kind="fill"))

@@ -93,3 +93,10 @@ def fill_reason(audience: int) -> str:
     if audience == 1:
         return "new to this channel, outside your topics · 本频道未推送过，不在你关注的主题内"
     return "new to this channel, outside the subscribed topics · 本频道未推送过，不在订阅主题内"
+
+
+def liked_reason(audience: int) -> str:
+    """Why a paper outside the topics was picked: the readers' 👍 point to it."""
+    if audience == 1:
+        return "like papers you 👍'd · 与你点赞的论文相似"
+    return "like papers readers here 👍'd · 与本服务器读者点赞的论文相似"

@@ -78,7 +78,12 @@ def render_digest(plan: DigestPlan, papers: Mapping[int, Paper], header: str) ->
     if mention_line:
         lines.append(mention_line)
     embeds = _embeds(picks, papers)
-    return MessageData(content="\n".join(lines), embeds=tuple(embeds), mention_user_ids=mentioned)
+    return MessageData(
+        content="\n".join(lines),
+        embeds=tuple(embeds),
+        mention_user_ids=mentioned,
+        paper_ids=tuple(p.paper_id for p in picks[: len(embeds)]),
+    )
 
 
 def _mention_order(picks: Sequence[Pick]) -> list[int]:
@@ -198,6 +203,7 @@ def plan_json(plan: DigestPlan, papers: Mapping[int, Paper]) -> dict[str, object
                 "topics": list(p.topics),
                 "subscribers": len(p.subscribers),
                 "relevance": round(p.relevance, 4),
+                "profile": round(p.profile, 4),
             }
             for p in plan.picks
         ],

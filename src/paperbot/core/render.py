@@ -63,6 +63,8 @@ class MessageData:
     content: str = ""
     embeds: tuple[EmbedData, ...] = ()
     mention_user_ids: tuple[int, ...] = field(default=())
+    # Papers readers can act on (👍 👎 🔖 more like this), in embed order.
+    paper_ids: tuple[int, ...] = ()
 
 
 def defuse_mentions(text: str) -> str:

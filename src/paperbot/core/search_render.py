@@ -241,7 +241,11 @@ class ResultPages(LazySequence[MessageData]):
         )
         if self._year_dropped is not None:
             content += "\n" + tr(YEAR_DROPPED).format(year=self._year_dropped)
-        return MessageData(content=trim(content, limits.CONTENT_MAX), embeds=embeds)
+        return MessageData(
+            content=trim(content, limits.CONTENT_MAX),
+            embeds=embeds,
+            paper_ids=tuple(item.paper.id for item in chunk),
+        )
 
 
 def result_pages(

@@ -14,11 +14,15 @@ from paperbot.config import Settings
 from paperbot.core.search import bilingual_table
 from paperbot.services.corpus import CorpusService
 from paperbot.services.digest import DigestService, subscriber_audience
+from paperbot.services.digest_archive import DigestArchiveService
+from paperbot.services.feedback import FeedbackService
 from paperbot.services.library import LibraryService
+from paperbot.services.personal_digest import PersonalDigestService
 from paperbot.services.search import SearchService
 from paperbot.services.state import StateService
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.services.topics import TopicService, load_vocabulary
+from paperbot.services.user_data import UserDataService
 from paperbot.services.workers import shutdown_workers
 from paperbot.storage import CorruptDatabase, Database, StorageError
 from paperbot.storage import open_database as open_store
@@ -68,6 +72,10 @@ class App:
     corpus: CorpusService
     state: StateService
     library: LibraryService
+    feedback: FeedbackService
+    archive: DigestArchiveService
+    personal: PersonalDigestService
+    user_data: UserDataService
     _closed: bool = field(default=False, init=False, repr=False)
 
     @classmethod
@@ -80,24 +88,30 @@ class App:
         )
         topics = TopicService(db, vocabulary)
         subscriptions = SubscriptionService(db, topics)
+        digest = DigestService(db, settings, subscriber_audience(subscriptions))
+        # Topic aliases and bilingual concepts expand queries across
+        # languages (混合专家 <-> MoE, 低秩 <-> low-rank).
+        search = SearchService(
+            db,
+            settings.search,
+            bilingual_table(vocabulary.expansions(), [(c.en, c.zh) for c in vocabulary.concepts]),
+        )
+        feedback = FeedbackService(db, topics, search)
+        digest.personalizer = feedback.personalization
         return cls(
             settings=settings,
             _db=db,
             topics=topics,
             subscriptions=subscriptions,
-            digest=DigestService(db, settings, subscriber_audience(subscriptions)),
-            # Topic aliases and bilingual concepts expand queries across
-            # languages (混合专家 <-> MoE, 低秩 <-> low-rank).
-            search=SearchService(
-                db,
-                settings.search,
-                bilingual_table(
-                    vocabulary.expansions(), [(c.en, c.zh) for c in vocabulary.concepts]
-                ),
-            ),
+            digest=digest,
+            search=search,
             corpus=CorpusService(db),
             state=StateService(db),
             library=LibraryService(db),
+            feedback=feedback,
+            archive=DigestArchiveService(db),
+            personal=PersonalDigestService(db, settings, digest, subscriptions),
+            user_data=UserDataService(db),
         )
 
     async def prepare(self, *, topics: bool = True, keep_topics: bool = True) -> Prepared:

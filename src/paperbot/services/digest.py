@@ -26,7 +26,7 @@ import asyncio
 import logging
 import secrets
 import zoneinfo
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from functools import cache
@@ -44,12 +44,14 @@ from paperbot.core.digest import (
 )
 from paperbot.core.digest_render import digest_header, render_digest
 from paperbot.core.models import DigestPost, DigestSettings, Paper
+from paperbot.core.profile import Personalization
 from paperbot.core.render import MessageData
 from paperbot.core.schedule import DailyTime, ScheduleError
 from paperbot.core.topics import MAX_TOPIC_SCORE, TopicInputError
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.storage import digests as store
 from paperbot.storage import papers
+from paperbot.storage import personal as personal_store
 from paperbot.storage.backend import Database
 from paperbot.storage.db import StorageError
 from paperbot.storage.digests import AlreadyClaimed
@@ -142,9 +144,20 @@ async def reader_demands(
 
 
 def _plan(
-    corpus: CorpusArrays, demands: Sequence[TopicDemand], posted: Sequence[int], count: int
+    corpus: CorpusArrays,
+    demands: Sequence[TopicDemand],
+    posted: Sequence[int],
+    count: int,
+    personal: Personalization | None = None,
 ) -> DigestPlan:
-    return pick(corpus, PreparedDemand.build(corpus, demands), posted, count)
+    return pick(corpus, PreparedDemand.build(corpus, demands), posted, count, personal)
+
+
+# (guild, corpus, audience, reader or None) -> what votes and mutes change
+# (`FeedbackService.personalization`); None when nothing does.
+Personalizer = Callable[
+    [int, CorpusArrays, Collection[int], int | None], Awaitable[Personalization | None]
+]
 
 
 class DigestInputError(ValueError):
@@ -190,6 +203,8 @@ class DigestService:
         self.db = db
         self.settings = settings
         self.audience = audience
+        # Votes and mutes steer every pick through here (set by `App`).
+        self.personalizer: Personalizer | None = None
         # Several processes: this one schedules, posts and recovers only the
         # servers on its shards (the others' owners do theirs).
         self.shards = settings.bot.shard_set
@@ -297,15 +312,26 @@ class DigestService:
         channel_id: int | None,
         count: int,
         demands: Sequence[TopicDemand] | None = None,
+        reader: int | None = None,
+        personalized: bool = True,
     ) -> tuple[DigestPlan, dict[int, Paper]]:
-        """The picks for a channel now, and the papers they name."""
+        """The picks for a channel now, and the papers they name: the server's
+        picks, or with `reader` that reader's own (their votes and mutes
+        only; what they already got, by DM or in their servers' digests, is left
+        out); `personalized=False` ignores votes and mutes."""
         corpus = await self.corpus_arrays()
         if demands is None:
             demands = await self.audience(guild_id) if self.audience is not None else []
         posted = await store.posted_ids(self.db, channel_id) if channel_id is not None else []
+        if reader is not None:
+            posted += await personal_store.received_ids(self.db, reader)
+        personal = None
+        if personalized and self.personalizer is not None:
+            audience = {u for d in demands for u in d.subscribers}
+            personal = await self.personalizer(guild_id, corpus, audience, reader)
         # Picking is CPU work (milliseconds to a few hundred on a large corpus):
         # it runs in a worker thread so the bot's event loop never waits on it.
-        plan = await asyncio.to_thread(_plan, corpus, demands, posted, count)
+        plan = await asyncio.to_thread(_plan, corpus, demands, posted, count, personal)
         found = await papers.get_papers(self.db, [p.paper_id for p in plan.picks])
         return plan, {p.id: p for p in found}
 
@@ -316,14 +342,22 @@ class DigestService:
         *,
         count: int | None = None,
         demands: Sequence[TopicDemand] | None = None,
+        reader: int | None = None,
+        personalized: bool = True,
     ) -> Preview:
-        """What the next post would hold (nothing is stored)."""
+        """What the next post would hold (nothing is stored); with `reader`,
+        that reader's own picks (see `plan`)."""
         configured = await store.get_settings(self.db, guild_id)
         channel = configured.channel_id if configured else None
         n = count or (configured.count if configured else self.settings.digest.default_count)
         tz = ZoneInfo(configured.timezone if configured else self.settings.digest.default_timezone)
         plan, found = await self.plan(
-            guild_id=guild_id, channel_id=channel, count=n, demands=demands
+            guild_id=guild_id,
+            channel_id=channel,
+            count=n,
+            demands=demands,
+            reader=reader,
+            personalized=personalized,
         )
         day = schedule.local_date(now, tz)
         message = render_digest(plan, found, digest_header(day))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import asyncio
+from datetime import date, datetime
 
+from paperbot.core.library_export import ExportFile, ExportFormat, export_saved
 from paperbot.core.models import SavedPaper
 from paperbot.storage import saved
 from paperbot.storage.backend import Database
@@ -30,3 +32,11 @@ class LibraryService:
     async def saved_papers(self, guild_id: int, user_id: int) -> list[SavedPaper]:
         """The reader's saved papers in this server, newest first."""
         return await saved.list_saved(self._db, guild_id, user_id)
+
+    async def export(
+        self, guild_id: int, user_id: int, fmt: ExportFormat, today: date
+    ) -> ExportFile:
+        """The reader's saved papers in this server as a file (newest first)."""
+        saved = await self.saved_papers(guild_id, user_id)
+        # Rendering thousands of papers is CPU work: keep it off the event loop.
+        return await asyncio.to_thread(export_saved, saved, fmt, today)

@@ -170,6 +170,18 @@ class SubscriptionService:
             raise TopicInputError("give at least one topic, e.g. 'RLHF, MoE'")
         return await self._merged([(topic, (reader,)) for topic in topics])
 
+    async def user_demands(self, user_id: int) -> list[TopicDemand]:
+        """One reader's demands over every server they follow topics in (the
+        personal digest): a topic followed in several servers, or under two
+        names, counts once, with the reader as its one subscriber."""
+        followed = []
+        for sub in await store.list_subscriptions(self.db, user_id=user_id):
+            topic = self.topics.stored(sub.kind, sub.topic, sub.label)
+            if topic.is_keyword:
+                topic = self.topics.vocabulary.lookup(topic.name) or topic
+            followed.append((topic, (user_id,)))
+        return await self._merged(followed)
+
     async def _merged(self, followed: Sequence[tuple[Topic, Sequence[int]]]) -> list[TopicDemand]:
         """One demand per topic id, with the union of its followers."""
         by_id: dict[tuple[str, str], tuple[Topic, dict[int, None]]] = {}

@@ -191,7 +191,7 @@ async def claim(
                     " AND kind = 'scheduled' AND state IN ('failed', 'expired')",
                     (guild_id, local_date.isoformat()),
                 )
-            keys = await _keys_of(db, conn, paper_ids)
+            keys = await paper_keys_of(db, conn, paper_ids)
             # The one gate across processes: a second claim of the day (or
             # nonce) inserts nothing and returns no row.
             row = await conn.fetch_one(
@@ -212,10 +212,7 @@ async def claim(
             if row is None:
                 raise AlreadyClaimed(f"guild {guild_id} already has its post for {local_date}")
             post_id = int(row[0])
-            await conn.executemany(
-                "INSERT INTO digest_posted (channel_id, paper_key, post_id) VALUES (?, ?, ?)",
-                [(channel_id, key, post_id) for key in keys],
-            )
+            await _mark_seen(conn, post_id, channel_id, keys, message.mention_user_ids)
     except ConstraintError as exc:
         raise AlreadyClaimed(str(exc)) from exc
     found = await get_post(db, post_id)
@@ -223,7 +220,26 @@ async def claim(
     return found
 
 
-async def _keys_of(db: Database, tx: Transaction, paper_ids: Sequence[int]) -> list[str]:
+async def _mark_seen(
+    tx: Transaction,
+    post_id: int,
+    channel_id: int,
+    keys: Sequence[str],
+    pinged: Sequence[int],
+) -> None:
+    """The channel has seen these papers, and the pinged readers with it
+    (their personal digest never repeats them)."""
+    await tx.executemany(
+        "INSERT INTO digest_posted (channel_id, paper_key, post_id) VALUES (?, ?, ?)",
+        [(channel_id, key, post_id) for key in keys],
+    )
+    await tx.executemany(
+        "INSERT INTO digest_pinged (user_id, post_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+        [(user_id, post_id) for user_id in pinged],
+    )
+
+
+async def paper_keys_of(db: Database, tx: Transaction, paper_ids: Sequence[int]) -> list[str]:
     """The stable keys of these papers, in the order given."""
     ids_of = dialect_sql(
         db, sqlite="json_each(?)", postgresql="jsonb_array_elements_text(?::jsonb) AS value"
@@ -353,6 +369,7 @@ def encode_message(message: MessageData) -> str:
         {
             "content": message.content,
             "mention_user_ids": list(message.mention_user_ids),
+            "paper_ids": list(message.paper_ids),
             "embeds": [
                 {
                     "title": e.title,
@@ -374,6 +391,8 @@ def decode_message(text: str) -> MessageData:
     return MessageData(
         content=data["content"],
         mention_user_ids=tuple(int(u) for u in data["mention_user_ids"]),
+        # Posts stored before reader buttons existed have none.
+        paper_ids=tuple(int(p) for p in data.get("paper_ids", ())),
         embeds=tuple(
             EmbedData(
                 title=e["title"],

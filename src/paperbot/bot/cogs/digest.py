@@ -18,6 +18,9 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from paperbot.bot import scheduler as digest_scheduler
+from paperbot.bot.cogs import digest_history, digest_me
+from paperbot.bot.cogs.digest_history import DigestHistoryCommands
+from paperbot.bot.cogs.digest_me import PersonalDigestCommands
 from paperbot.bot.errors import UserError, permission_names
 from paperbot.bot.respond import localize, reply
 from paperbot.clock import utc_now
@@ -95,11 +98,20 @@ ZH_CN: dict[str, str] = {
     PREVIEW_NO_SETUP: "尚未设置每日摘要；服务器管理员可以运行 `/digest setup`。",
     INVALID: "时间或时区无效：{error}",
     FAILURE: "⚠️ {failure}（<t:{ts}:f>）。请检查机器人的权限，或重新运行 `/digest setup`。",
+    # /digest me and /digest history live in their own modules (mixins of this cog).
+    **digest_me.ZH_CN,
+    **digest_history.ZH_CN,
 }
 
 
 @app_commands.guild_only()
-class Digest(commands.GroupCog, group_name="digest", group_description=locale_str(GROUP)):
+class Digest(
+    PersonalDigestCommands,
+    DigestHistoryCommands,
+    commands.GroupCog,
+    group_name="digest",
+    group_description=locale_str(GROUP),
+):
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
         self.clock = utc_now

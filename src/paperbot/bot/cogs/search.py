@@ -19,6 +19,7 @@ from discord.ext import commands
 from paperbot.bot.errors import UserError
 from paperbot.bot.respond import localize, reply, translator
 from paperbot.bot.views.paginator import NEXT, NOT_YOURS, PREVIOUS, Paginator
+from paperbot.bot.views.reader_actions import MAX_ROWS, reader_items
 from paperbot.bot.warmup import WarmUp
 from paperbot.core import limits
 from paperbot.core import search_render as render
@@ -131,7 +132,8 @@ class Search(commands.Cog):
             message = render.nothing_found(result.query, result.suggestions, tr)
             await reply(interaction, message)
             return
-        items = _result_items(result.hits)
+        hits = await self._personal_order(interaction, result.hits)
+        items = _result_items(hits)
         pages = render.ResultPages(
             result.query,
             items,
@@ -140,7 +142,34 @@ class Search(commands.Cog):
             tr=tr,
             year_dropped=result.year_dropped,
         )
-        await Paginator(pages, owner_id=interaction.user.id, tr=tr).start(interaction)
+        # The paginator's own row (the first) leaves 4 for the results' 👍 👎 🔖.
+        nav = 1 if len(pages) > 1 else 0
+        await Paginator(
+            pages,
+            owner_id=interaction.user.id,
+            tr=tr,
+            page_items=lambda page: reader_items(page, MAX_ROWS - nav, first_row=nav),
+        ).start(interaction)
+
+    async def _personal_order(
+        self, interaction: discord.Interaction[PaperBot], hits: Sequence[SearchHit]
+    ) -> Sequence[SearchHit]:
+        """The hits reordered by the reader's 👍/👎 profile (`search.personal_order`),
+        when they voted here; otherwise as ranked."""
+        app = self.bot.app
+        guild_id = interaction.guild_id
+        if not app.settings.search.personal_order or guild_id is None or len(hits) < 2:
+            return hits
+        if not await app.feedback.has_votes(guild_id, interaction.user.id):
+            return hits
+        if not interaction.response.is_done():
+            # The picking arrays may need building (seconds on a large corpus).
+            await interaction.response.defer(thinking=True)
+        corpus = await app.digest.corpus_arrays()
+        order = await app.feedback.personal_order(
+            guild_id, interaction.user.id, corpus, [h.paper.id for h in hits]
+        )
+        return [hits[i] for i in order]
 
     @search.autocomplete("venue")
     async def venue_autocomplete(

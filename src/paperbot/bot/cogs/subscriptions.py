@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import discord
@@ -21,6 +21,7 @@ from paperbot.bot.respond import localize, reply, translator
 from paperbot.bot.warmup import WarmUp
 from paperbot.clock import utc_now
 from paperbot.core import limits
+from paperbot.core.profile import Mute
 from paperbot.core.render import EmbedData, MessageData, Translate, defuse_mentions, trim
 from paperbot.core.topics import (
     EMPTY_TOPIC,
@@ -30,6 +31,7 @@ from paperbot.core.topics import (
     Topic,
     TopicInputError,
 )
+from paperbot.services.feedback import SERVER
 from paperbot.services.subscriptions import (
     MAX_PER_USER,
     Followed,
@@ -74,8 +76,15 @@ YOUR_TOPICS = "Your topics in this server"
 LIST_FOOTER = "{total} of {limit} topics · /subscribe to add, /unsubscribe to drop"
 PAPERS_COUNT = "{count} papers"
 RETIRED = "no longer in the topic list: /unsubscribe it"
+YOUR_MUTES = "Muted (/unmute to undo)"
+MUTE_YOU = "you"
+MUTE_SERVER = "whole server"
+MUTE_COLOR = 0x8B5CF6
 
 ZH_CN: dict[str, str] = {
+    YOUR_MUTES: "已屏蔽（/unmute 可取消）",
+    MUTE_YOU: "你",
+    MUTE_SERVER: "整个服务器",
     SUBSCRIBE_DESCRIPTION: "订阅一个主题（或任意关键词），用于本服务器的每日摘要",
     SUBSCRIBE_TOPIC: "主题，例如 scaling laws 或 缩放定律，也可以是任意关键词",
     UNSUBSCRIBE_DESCRIPTION: "取消订阅你在本服务器关注的某个主题",
@@ -159,6 +168,21 @@ def render_followed(followed: Sequence[Followed], tr: Translate) -> MessageData:
         color=COLOR,
     )
     return MessageData(embeds=(embed,))
+
+
+def render_mutes(mutes: Sequence[Mute], tr: Translate) -> EmbedData | None:
+    """The reader's and the server's mutes as one embed (None without any)."""
+    if not mutes:
+        return None
+    lines = [
+        f"• **{defuse_mentions(m.label)}** ({tr(MUTE_SERVER if m.user_id == SERVER else MUTE_YOU)})"
+        for m in mutes
+    ]
+    return EmbedData(
+        title=tr(YOUR_MUTES),
+        description=trim("\n".join(lines), limits.EMBED_DESCRIPTION_MAX),
+        color=MUTE_COLOR,
+    )
 
 
 def to_app_choices(choices: Sequence[Choice]) -> list[app_commands.Choice[str]]:
@@ -253,7 +277,13 @@ class Subscriptions(commands.Cog):
         guild_id, user_id = self._ids(interaction)
         await self._defer_if_cold(interaction)
         followed = await self.bot.app.subscriptions.followed(guild_id, user_id)
-        await reply(interaction, render_followed(followed, translator(interaction)))
+        tr = translator(interaction)
+        message = render_followed(followed, tr)
+        # Mutes (the reader's and the server's, set with /mute) below the topics.
+        mutes = render_mutes(await self.bot.app.feedback.mutes(guild_id, user_id), tr)
+        if mutes is not None:
+            message = replace(message, embeds=(*message.embeds, mutes))
+        await reply(interaction, message)
 
 
 async def setup(bot: PaperBot) -> None:

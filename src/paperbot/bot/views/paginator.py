@@ -23,6 +23,9 @@ API::
   Chinese lives in the `ZH_CN` catalog of a cog that uses the paginator.
 * `start` answers the interaction, or sends a follow-up if it was deferred
   (`bot.respond.reply`).
+* `page_items(page)`: optional extra components for each page (the reader
+  buttons of `bot.views.reader_actions`), swapped in as pages turn; they
+  handle their own presses (anyone may press them) and outlive the timeout.
 * Errors inside a button go to the bot's single error handler
   (`bot.errors.handle_error`), like command errors.
 """
@@ -30,7 +33,7 @@ API::
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import discord
@@ -57,6 +60,7 @@ class Paginator(discord.ui.View):
         owner_id: int,
         tr: Translate = untranslated,
         timeout: float | None = DEFAULT_TIMEOUT,
+        page_items: Callable[[MessageData], Sequence[discord.ui.Item[Any]]] | None = None,
     ) -> None:
         if not pages:
             raise ValueError("a paginator needs at least one page")
@@ -68,6 +72,11 @@ class Paginator(discord.ui.View):
         self._tr = tr
         self._interaction: discord.Interaction[Any] | None = None
         self._message: discord.Message | discord.WebhookMessage | None = None
+        self._page_items = page_items
+        self._extras: list[discord.ui.Item[Any]] = []
+        if len(pages) == 1:  # nothing to turn: only the page's own components
+            for item in (self.previous, self.counter, self.next):
+                self.remove_item(item)
         self.previous.label = tr(PREVIOUS)
         self.next.label = tr(NEXT)
         self._sync_buttons()
@@ -81,6 +90,12 @@ class Paginator(discord.ui.View):
         self.previous.disabled = self.index == 0
         self.next.disabled = self.index >= last
         self.counter.label = f"{self.index + 1}/{len(self.pages)}"
+        if self._page_items is not None:
+            for item in self._extras:
+                self.remove_item(item)
+            self._extras = list(self._page_items(self.page))
+            for item in self._extras:
+                self.add_item(item)
 
     async def start(
         self, interaction: discord.Interaction[Any], *, ephemeral: bool = False
@@ -88,10 +103,10 @@ class Paginator(discord.ui.View):
         """Send the first page (with buttons when there are several pages)."""
         self._interaction = interaction
         several = len(self.pages) > 1
-        view = self if several else None
+        view = self if several or self._extras else None
         # A follow-up (after a defer) is kept: on timeout it is edited directly.
         self._message = await respond.reply(interaction, self.page, ephemeral=ephemeral, view=view)
-        if not several:
+        if view is None:
             self.stop()
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
@@ -127,9 +142,10 @@ class Paginator(discord.ui.View):
         await self.show(interaction, self.index + 1)
 
     async def on_timeout(self) -> None:
-        for item in self.children:
-            if isinstance(item, discord.ui.Button):
-                item.disabled = True
+        if len(self.pages) == 1:
+            return  # only the page's own components, which never expire
+        for item in (self.previous, self.counter, self.next):
+            item.disabled = True
         try:
             if self._message is not None:
                 await self._message.edit(view=self)

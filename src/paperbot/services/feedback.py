@@ -1,0 +1,298 @@
+"""Learning from readers: 👍/👎 votes, mutes, the profile the picker uses,
+"more like this", and what a reader can see and reset.
+
+`personalization` is the one entry the picking path calls (the server
+digest, a reader's preview and any personal digest go through
+`DigestService.plan`, which calls it): votes and mutes are read here and
+turned into a `core.profile.Personalization` in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from paperbot.core.digest import CorpusArrays
+from paperbot.core.models import Paper
+from paperbot.core.profile import (
+    ModelKey,
+    Mute,
+    Personalization,
+    ReaderModel,
+    cached_model,
+    personalize,
+    topic_leanings,
+    votes_by_reader,
+)
+from paperbot.core.similar import SIMILAR_LIMIT, concept_matrix, more_like
+from paperbot.core.topics import Choice, Topic, clip
+from paperbot.services.search import SearchService
+from paperbot.services.topics import TopicService
+from paperbot.storage import feedback as store
+from paperbot.storage import papers as paper_store
+from paperbot.storage.backend import Database
+from paperbot.storage.feedback import SERVER, VoteOutcome
+
+log = logging.getLogger(__name__)
+
+MODEL_CACHE_SIZE = 20_000
+UP, DOWN = 1, -1
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarPaper:
+    paper: Paper
+    score: float
+    shared: tuple[str, ...]  # topics both papers match, "English · 中文"
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackSummary:
+    likes: int
+    dislikes: int
+    model: str  # "none", "rocchio" or "logistic"
+    towards: tuple[str, ...]
+    away: tuple[str, ...]
+    mutes: tuple[Mute, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Muted:
+    topic: Topic
+    changed: bool  # False: it already was (un)muted
+
+
+class FeedbackService:
+    def __init__(
+        self, db: Database, topics: TopicService, search: SearchService | None = None
+    ) -> None:
+        self._db = db
+        self._topics = topics
+        self._search = search
+        # (guild, user) of every reader with votes: /search asks on every
+        # query, before it answers, so this must not wait on the database.
+        self._voters: set[tuple[int, int]] | None = None
+        self._models: OrderedDict[ModelKey, ReaderModel] = OrderedDict()
+        self._models_for: CorpusArrays | None = None
+        self._concepts: tuple[CorpusArrays, np.ndarray] | None = None
+
+    # --- votes ----------------------------------------------------------------
+
+    async def vote(
+        self, guild_id: int, user_id: int, paper_id: int, value: int, now: datetime
+    ) -> VoteOutcome | None:
+        """👍 (+1) or 👎 (-1): again undoes it, the other replaces it; None
+        when the paper is unknown."""
+        outcome = await store.toggle_vote(self._db, guild_id, user_id, paper_id, value, now)
+        if self._voters is not None and outcome is not None:
+            if sum(await store.count_votes(self._db, guild_id, user_id)):
+                self._voters.add((guild_id, user_id))
+            else:
+                self._voters.discard((guild_id, user_id))
+        log.info(
+            "vote %+d by user %d in guild %d on paper %d: %s",
+            value,
+            user_id,
+            guild_id,
+            paper_id,
+            outcome,
+        )
+        return outcome
+
+    async def has_votes(self, guild_id: int, user_id: int) -> bool:
+        """Whether the reader voted here (one query for everyone, then memory)."""
+        if self._voters is None:
+            self._voters = await store.voters(self._db)
+        return (guild_id, user_id) in self._voters
+
+    async def reset(self, guild_id: int, user_id: int) -> int:
+        """Forget the reader's votes here; how many there were."""
+        removed = await store.reset_votes(self._db, guild_id, user_id)
+        if self._voters is not None:
+            self._voters.discard((guild_id, user_id))
+        return removed
+
+    # --- mutes ----------------------------------------------------------------
+
+    async def mute(self, guild_id: int, user_id: int, text: str, now: datetime) -> Muted:
+        """Mute a topic or keyword for a reader (`user_id`) or, with
+        `SERVER`, the whole server. Raises `TopicInputError` for unusable text."""
+        topic = self._topics.resolve(text)
+        added = await store.add_mute(
+            self._db, guild_id, user_id, topic.kind, topic.key, topic.label, now
+        )
+        return Muted(topic, added)
+
+    async def unmute(self, guild_id: int, user_id: int, text: str) -> Muted:
+        """Unmute; the text may be the stored key (autocomplete) or anything `mute` takes."""
+        for mute in await store.guild_mutes(self._db, guild_id, user_id):
+            if mute.user_id == user_id and text.strip() in (mute.topic, mute.label):
+                topic = self._topics.stored(mute.kind, mute.topic, mute.label)
+                break
+        else:
+            topic = self._topics.resolve(text)
+        removed = await store.remove_mute(self._db, guild_id, user_id, topic.kind, topic.key)
+        return Muted(topic, removed)
+
+    async def mutes(self, guild_id: int, user_id: int) -> list[Mute]:
+        """The reader's mutes and the server's (user id 0)."""
+        return await store.guild_mutes(self._db, guild_id, user_id)
+
+    async def suggest_muted(self, guild_id: int, user_id: int, text: str) -> list[Choice]:
+        """Autocomplete for /unmute: the mutes of this scope containing the text."""
+        typed = text.strip().casefold()
+        return [
+            Choice(clip(m.label), m.topic[:100])
+            for m in await store.guild_mutes(self._db, guild_id, user_id)
+            if m.user_id == user_id and typed in m.label.casefold()
+        ][:25]
+
+    # --- the profile the picker uses -------------------------------------------
+
+    async def personalization(
+        self,
+        guild_id: int,
+        corpus: CorpusArrays,
+        audience: Collection[int],
+        reader: int | None = None,
+    ) -> Personalization | None:
+        """What the server's (or, with `reader`, one reader's) votes and mutes
+        change in a pick; None when nobody here voted or muted anything."""
+        votes = await store.guild_votes(self._db, guild_id)
+        mutes = await store.guild_mutes(self._db, guild_id)
+        if not votes and not mutes:
+            return None
+        muted: dict[int, set[int]] = {}
+        for mute in mutes:
+            topic = self._topics.stored(mute.kind, mute.topic, mute.label)
+            found = await self._topics.matches(topic)
+            muted.setdefault(mute.user_id, set()).update(corpus.positions(found.ids).tolist())
+        positions = corpus.positions([v.paper_id for v in votes])
+        at = dict(zip(corpus.ids[positions].tolist(), positions.tolist(), strict=True))
+        rows = [(v.user_id, at[v.paper_id], v.value) for v in votes if v.paper_id in at]
+        models = self._model_cache(corpus)
+        return await asyncio.to_thread(
+            personalize,
+            corpus.vectors,
+            rows,
+            muted,
+            audience,
+            reader=reader,
+            models=models,
+        )
+
+    def _model_cache(self, corpus: CorpusArrays) -> OrderedDict[ModelKey, ReaderModel]:
+        if self._models_for is not corpus:
+            self._models.clear()
+            self._models_for = corpus
+        while len(self._models) > MODEL_CACHE_SIZE:
+            self._models.popitem(last=False)
+        return self._models
+
+    async def reader_model(self, guild_id: int, user_id: int, corpus: CorpusArrays) -> ReaderModel:
+        votes = await store.guild_votes(self._db, guild_id, user_id)
+        positions = corpus.positions([v.paper_id for v in votes])
+        at = dict(zip(corpus.ids[positions].tolist(), positions.tolist(), strict=True))
+        rows = [(user_id, at[v.paper_id], v.value) for v in votes if v.paper_id in at]
+        liked, disliked = votes_by_reader(rows).get(user_id, ([], []))
+        return await asyncio.to_thread(
+            cached_model, corpus.vectors, liked, disliked, self._model_cache(corpus)
+        )
+
+    async def personal_order(
+        self, guild_id: int, user_id: int, corpus: CorpusArrays, paper_ids: Sequence[int]
+    ) -> list[int]:
+        """Indices of `paper_ids` (ranked by relevance) reordered for the reader:
+        rank score 1 - i/n plus the reader's model; 👎'd papers go last.
+        The identity order when the reader has not voted."""
+        votes = {v.paper_id: v.value for v in await store.guild_votes(self._db, guild_id, user_id)}
+        if not votes:
+            return list(range(len(paper_ids)))
+        model = await self.reader_model(guild_id, user_id, corpus)
+        positions = corpus.positions(paper_ids)
+        scores = dict(
+            zip(
+                corpus.ids[positions].tolist(),
+                model.score(corpus.vectors, positions).tolist(),
+                strict=True,
+            )
+        )
+        n = len(paper_ids)
+        keyed = [
+            (votes.get(pid, 0) < 0, -(1.0 - i / n + scores.get(pid, 0.0)), i)
+            for i, pid in enumerate(paper_ids)
+        ]
+        return [i for *_, i in sorted(keyed)]
+
+    async def summary(self, guild_id: int, user_id: int, corpus: CorpusArrays) -> FeedbackSummary:
+        """/feedback show: votes, the model in use, the topics it leans to and from."""
+        likes, dislikes = await store.count_votes(self._db, guild_id, user_id)
+        votes = {v.paper_id: v.value for v in await store.guild_votes(self._db, guild_id, user_id)}
+        model = await self.reader_model(guild_id, user_id, corpus)
+        topics = {}
+        for topic in self._topics.vocabulary.topics:
+            found = await self._topics.matches(topic)
+            hit = [int(p) for p in found.ids if int(p) in votes]
+            if hit:
+                topics[topic.label] = hit
+        towards, away = topic_leanings(votes, topics)
+        mutes = tuple(await store.guild_mutes(self._db, guild_id, user_id))
+        return FeedbackSummary(likes, dislikes, model.kind, tuple(towards), tuple(away), mutes)
+
+    # --- more like this -----------------------------------------------------------
+
+    async def _concept_matrix(self, corpus: CorpusArrays) -> np.ndarray:
+        if self._concepts is None or self._concepts[0] is not corpus:
+            columns = []
+            for topic in self._topics.vocabulary.topics:
+                columns.append(corpus.positions((await self._topics.matches(topic)).ids))
+            matrix = await asyncio.to_thread(concept_matrix, len(corpus), columns)
+            self._concepts = (corpus, matrix)
+        return self._concepts[1]
+
+    async def find_paper(self, text: str) -> Paper | None:
+        """A paper by id (what autocomplete sends) or the best search hit for
+        the text (a title, or a description in English or Chinese)."""
+        if text.strip().isdigit():
+            found = await paper_store.get_papers(self._db, [int(text)])
+            if found:
+                return found[0]
+        if self._search is None:
+            return None
+        result = await self._search.search(text, limit=1, highlight=0)
+        return result.hits[0].paper if result.hits else None
+
+    async def suggest_papers(self, text: str) -> list[Choice]:
+        """Autocomplete over titles: the best search hits, value = paper id."""
+        if not text.strip() or self._search is None:
+            return []
+        result = await self._search.search(text, limit=25, highlight=0)
+        return [Choice(clip(h.paper.title), str(h.paper.id)) for h in result.hits]
+
+    async def similar(
+        self, corpus: CorpusArrays, paper_id: int, limit: int = SIMILAR_LIMIT
+    ) -> list[SimilarPaper]:
+        """The papers most like this one (none when it is not loaded), with
+        the topics they share as the reason."""
+        position = corpus.positions([paper_id])
+        if len(position) == 0:
+            return []
+        matrix = await self._concept_matrix(corpus)
+        found = await asyncio.to_thread(more_like, corpus.vectors, matrix, int(position[0]), limit)
+        ids = [int(corpus.ids[n.position]) for n in found]
+        papers = {p.id: p for p in await paper_store.get_papers(self._db, ids)}
+        labels = [t.label for t in self._topics.vocabulary.topics]
+        return [
+            SimilarPaper(papers[pid], n.score, tuple(labels[c] for c in n.shared))
+            for pid, n in zip(ids, found, strict=True)
+            if pid in papers
+        ]
+
+
+__all__ = ["DOWN", "SERVER", "UP", "FeedbackService", "FeedbackSummary", "Muted", "SimilarPaper"]
