@@ -19,6 +19,21 @@ async def reader_with_data(app: App, guild: int = GUILD, user: int = USER) -> No
     await app.subscriptions.subscribe(guild, user, "diffusion", FIXED_NOW)
     await app.subscriptions.subscribe(guild, user, "speculative decoding", FIXED_NOW)
     await app.library.toggle_saved(guild, user, 1, FIXED_NOW)
+    await app.feedback.vote(guild, user, 2, 1, FIXED_NOW)
+    await app.feedback.mute(guild, user, "quantization", FIXED_NOW)
+
+
+#: What `reader_with_data` leaves, per kind (nothing of the personal DM digest).
+SEEDED = {
+    "subscriptions": 2,
+    "saved_papers": 1,
+    "votes": 1,
+    "mutes": 1,
+    "personal_digest": 0,
+    "personal_digests": 0,
+    "personal_received": 0,
+}
+NOTHING = dict.fromkeys(SEEDED, 0)
 
 
 async def server_with_digest(app: App, guild: int = GUILD) -> None:
@@ -37,10 +52,7 @@ async def server_with_digest(app: App, guild: int = GUILD) -> None:
 
 async def test_counts_and_export(loaded_app: App) -> None:
     await reader_with_data(loaded_app)
-    assert await loaded_app.user_data.counts(GUILD, USER) == {
-        "subscriptions": 2,
-        "saved_papers": 1,
-    }
+    assert await loaded_app.user_data.counts(GUILD, USER) == SEEDED
     exported = await loaded_app.user_data.export(GUILD, USER)
     assert len(exported["subscriptions"]) == 2
     assert {s["user_id"] for s in exported["subscriptions"]} == {USER}
@@ -53,20 +65,11 @@ async def test_forget_removes_only_this_reader_in_this_server(loaded_app: App) -
     await reader_with_data(loaded_app)
     await reader_with_data(loaded_app, user=OTHER_USER)
     await reader_with_data(loaded_app, guild=OTHER_GUILD)
-    assert await loaded_app.user_data.forget(GUILD, USER) == {
-        "subscriptions": 2,
-        "saved_papers": 1,
-    }
-    assert await loaded_app.user_data.counts(GUILD, USER) == {
-        "subscriptions": 0,
-        "saved_papers": 0,
-    }
-    assert sum((await loaded_app.user_data.counts(GUILD, OTHER_USER)).values()) == 3
-    assert sum((await loaded_app.user_data.counts(OTHER_GUILD, USER)).values()) == 3
-    assert await loaded_app.user_data.forget(GUILD, USER) == {
-        "subscriptions": 0,
-        "saved_papers": 0,
-    }
+    assert await loaded_app.user_data.forget(GUILD, USER) == SEEDED
+    assert await loaded_app.user_data.counts(GUILD, USER) == NOTHING
+    assert await loaded_app.user_data.counts(GUILD, OTHER_USER) == SEEDED
+    assert await loaded_app.user_data.counts(OTHER_GUILD, USER) == SEEDED
+    assert await loaded_app.user_data.forget(GUILD, USER) == NOTHING
 
 
 async def test_departed_server_kept_for_the_grace_period_then_purged(loaded_app: App) -> None:
@@ -90,12 +93,14 @@ async def test_departed_server_kept_for_the_grace_period_then_purged(loaded_app:
     assert purged.rows == {
         "subscriptions": 2,
         "saved_papers": 1,
+        "paper_votes": 1,
+        "mutes": 1,
         "digest_settings": 1,
         "digest_posts": 1,
     }
     assert await loaded_app.digest.get_settings(GUILD) is None
     assert sum((await service.counts(GUILD, USER)).values()) == 0
-    assert sum((await service.counts(OTHER_GUILD, USER)).values()) == 3
+    assert await service.counts(OTHER_GUILD, USER) == SEEDED
     assert await service.departures() == []
 
 
@@ -106,7 +111,7 @@ async def test_rejoin_cancels_the_purge(loaded_app: App) -> None:
     assert await service.guild_joined(GUILD) is True
     assert await service.guild_joined(GUILD) is False
     assert await service.purge_departed(FIXED_NOW + 2 * GRACE) == []
-    assert sum((await service.counts(GUILD, USER)).values()) == 3
+    assert await service.counts(GUILD, USER) == SEEDED
 
 
 async def test_second_departure_keeps_the_first_time(loaded_app: App) -> None:
@@ -130,7 +135,11 @@ async def test_registered_tables_match_the_schema(loaded_app: App) -> None:
     assert set(await loaded_app.user_data.export(GUILD, USER)) == {k.name for k in USER_DATA}
     await loaded_app.user_data.guild_left(GUILD, FIXED_NOW)
     (pending,) = await loaded_app.user_data.departures()
-    assert set(pending.rows) == {k.table.table for k in USER_DATA} | {t.table for t in SERVER_DATA}
+    # A server's purge takes what belongs to the server, never a setting that
+    # follows the reader across servers (the personal DM digest).
+    per_server = {k.table.table for k in USER_DATA if k.table.per_guild}
+    assert set(pending.rows) == per_server | {t.table for t in SERVER_DATA}
+    assert "personal_digest_settings" not in pending.rows
 
 
 @pytest.mark.parametrize("name", ["papers; DROP TABLE papers", "Saved", "1x"])

@@ -14,7 +14,7 @@ from pathlib import Path
 from paperbot.core.render import EmbedData, EmbedField, MessageData
 from paperbot.services.digest import ChannelMessage, DeliveryError
 from paperbot.storage.db import Database
-from paperbot.storage.digests import decode_message, encode_message
+from paperbot.storage.messages import decode_message, encode_message
 
 #: The local day and the message of the digest posts the store tests claim.
 DAY = date(2026, 11, 30)

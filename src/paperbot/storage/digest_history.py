@@ -16,12 +16,17 @@ async def confirmed_posts(
 
     Picks are named by key, so a paper retired since still shows its title.
     """
-    rows = await db.fetch_all(
+    # The filter is added rather than written `? IS NULL OR ...`: PostgreSQL
+    # cannot type a parameter that is only tested for NULL.
+    sql = (
         "SELECT channel_id, message_id, local_date, kind, paper_keys FROM digest_posts"
         " WHERE guild_id = ? AND state = 'confirmed' AND message_id IS NOT NULL"
-        " AND (? IS NULL OR local_date <= ?) ORDER BY local_date DESC, id DESC LIMIT ?",
-        (guild_id, until and until.isoformat(), until and until.isoformat(), limit),
     )
+    params: tuple[object, ...] = (guild_id,)
+    if until is not None:
+        sql += " AND local_date <= ?"
+        params += (until.isoformat(),)
+    rows = await db.fetch_all(sql + " ORDER BY local_date DESC, id DESC LIMIT ?", (*params, limit))
     keys = sorted({key for row in rows for key in json.loads(row[4])})
     listed = dialect_sql(
         db, sqlite="json_each(?)", postgresql="jsonb_array_elements_text(?::jsonb) AS value"

@@ -15,9 +15,10 @@ from datetime import date, datetime, time
 from typing import Any, Literal
 
 from paperbot.core.models import DigestPost, DigestSettings, PostKind
-from paperbot.core.render import EmbedData, EmbedField, MessageData
+from paperbot.core.render import MessageData
 from paperbot.storage.backend import Database, Transaction, dialect_sql
 from paperbot.storage.db import ConstraintError
+from paperbot.storage.messages import decode_message, encode_message
 
 #: Every process hears a server's schedule change here (payload: the guild id).
 SETTINGS_CHANNEL = "paperbot_digest_settings"
@@ -361,47 +362,4 @@ def _post(row: Sequence[Any]) -> DigestPost:
         attempts=int(attempts),
         message_id=int(mid) if mid is not None else None,
         error=err,
-    )
-
-
-def encode_message(message: MessageData) -> str:
-    return json.dumps(
-        {
-            "content": message.content,
-            "mention_user_ids": list(message.mention_user_ids),
-            "paper_ids": list(message.paper_ids),
-            "embeds": [
-                {
-                    "title": e.title,
-                    "description": e.description,
-                    "url": e.url,
-                    "fields": [[f.name, f.value, f.inline] for f in e.fields],
-                    "footer": e.footer,
-                    "color": e.color,
-                }
-                for e in message.embeds
-            ],
-        },
-        ensure_ascii=False,
-    )
-
-
-def decode_message(text: str) -> MessageData:
-    data = json.loads(text)
-    return MessageData(
-        content=data["content"],
-        mention_user_ids=tuple(int(u) for u in data["mention_user_ids"]),
-        # Posts stored before reader buttons existed have none.
-        paper_ids=tuple(int(p) for p in data.get("paper_ids", ())),
-        embeds=tuple(
-            EmbedData(
-                title=e["title"],
-                description=e["description"],
-                url=e["url"],
-                fields=tuple(EmbedField(n, v, bool(i)) for n, v, i in e["fields"]),
-                footer=e["footer"],
-                color=e["color"],
-            )
-            for e in data["embeds"]
-        ),
     )

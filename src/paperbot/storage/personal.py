@@ -17,7 +17,8 @@ from paperbot.core.personal import PersonalPost, PersonalSettings
 from paperbot.core.render import MessageData
 from paperbot.storage.backend import Database
 from paperbot.storage.db import ConstraintError
-from paperbot.storage.digests import decode_message, encode_message, paper_keys_of
+from paperbot.storage.digests import paper_keys_of
+from paperbot.storage.messages import decode_message, encode_message
 
 _SETTINGS_COLUMNS = (
     "user_id, post_time, timezone, count, enabled, active_since, set_in_guild, updated_at,"
@@ -99,13 +100,15 @@ async def enabled_settings(db: Database) -> list[PersonalSettings]:
 async def switch_off(db: Database, user_id: int, now: datetime, notice: str | None = None) -> bool:
     """Switch a reader's digest off (with a notice to tell them, when the bot
     did it); False if they have none switched on."""
+    # The statement is built rather than using `CASE WHEN ? IS NULL`: PostgreSQL
+    # cannot infer a type for a parameter that is only tested for NULL.
+    sql = "UPDATE personal_digest_settings SET enabled = 0, updated_at = ?"
+    params: tuple[Any, ...] = (now.isoformat(), user_id)
+    if notice is not None:
+        sql += ", notice = ?, notice_at = ?"
+        params = (now.isoformat(), notice, now.isoformat(), user_id)
     async with db.transaction() as conn:
-        cur = await conn.execute(
-            "UPDATE personal_digest_settings SET enabled = 0, updated_at = ?,"
-            " notice = coalesce(?, notice), notice_at = CASE WHEN ? IS NULL THEN notice_at"
-            " ELSE ? END WHERE user_id = ? AND enabled = 1",
-            (now.isoformat(), notice, notice, now.isoformat(), user_id),
-        )
+        cur = await conn.execute(sql + " WHERE user_id = ? AND enabled = 1", params)
         return cur.rowcount > 0
 
 

@@ -241,6 +241,10 @@ async def _create_schema(url: str, schema: str) -> None:
     conn = await asyncpg.connect(url)
     try:
         await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema.replace(chr(34), "")}"')
+    except (asyncpg.UniqueViolationError, asyncpg.DuplicateSchemaError):
+        # IF NOT EXISTS is not atomic: two processes starting together can both
+        # miss the schema and one of them loses the race. It exists: fine.
+        pass
     finally:
         await conn.close()
 
