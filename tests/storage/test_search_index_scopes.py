@@ -3,8 +3,11 @@ read and versioned on its own (on both backends)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from paperbot.storage import search_index
 from paperbot.storage.backend import Database
@@ -15,9 +18,10 @@ async def test_scopes_are_saved_and_read_apart(db: Database) -> None:
         db, {"ids": np.arange(3, dtype=np.int64)}, corpus_version=4, format=2
     )
     big = np.arange(search_index.PART_BYTES // 4 + 10, dtype=np.int32)  # stored in parts
+    arrays: dict[str, NDArray[Any]] = {"ids": np.arange(5, dtype=np.int64), "docs": big}
     await search_index.save_index(
         db,
-        {"ids": np.arange(5, dtype=np.int64), "docs": big},
+        arrays,
         corpus_version=7,
         format=1,
         scope="topics",
