@@ -8,6 +8,12 @@ a floor for a scan-everything approach, not an equivalent.
 `match_all_vs_baseline` is our time over the baseline's (lower is better).
 `build_s` is the one-off normalisation per corpus version; `autocomplete_ms`
 is the mean /subscribe suggestion time over sample inputs.
+
+Incremental (what a page arriving costs): `append_1pct_s` extends the corpus
+by 1% more papers and merges every vocabulary topic's matches with the new
+papers' (`append_vs_build` over `build_s` plus `match_all_s`, the full
+work it replaces); `encode_s`/`decode_s` turn the corpus and matches into
+the stored arrays and back (a restart's CPU instead of the build).
 """
 
 from __future__ import annotations
@@ -25,9 +31,15 @@ from paperbot.config import BUNDLED_TOPICS
 from paperbot.core.topics import (
     Topic,
     TopicCorpus,
+    TopicMatches,
     Vocabulary,
+    append_corpus,
     build_corpus,
+    corpus_arrays,
+    corpus_from_arrays,
     match_topic,
+    matches_from_arrays,
+    merge_matches,
     parse_vocabulary,
     suggest,
 )
@@ -45,7 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     vocabulary = parse_vocabulary(args.vocabulary.read_text(encoding="utf-8"))
-    papers = synthetic_papers(args.papers)
+    extra = max(1, args.papers // 100)
+    papers = synthetic_papers(args.papers + extra)
+    papers, added = papers[: args.papers], papers[args.papers :]
     rss_before = peak_rss_mb()
 
     start = time.perf_counter()
@@ -54,6 +68,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     rss_corpus = peak_rss_mb() - rss_before
 
     match_s, worst_s, matched = _match_all(vocabulary, corpus)
+    incremental = _incremental(vocabulary, corpus, added)
+    incremental["append_vs_build"] = incremental["append_1pct_s"] / (build_s + match_s)
     keyword_s = _timed_keywords(vocabulary, corpus)
     baseline_s, baseline_matched = _baseline(vocabulary, papers)
     autocomplete_ms = _autocomplete_ms(vocabulary)
@@ -69,6 +85,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "topic_hits": matched,
         "baseline_topic_hits": baseline_matched,
         "autocomplete_ms": autocomplete_ms,
+        **incremental,
         "corpus_rss_mb": rss_corpus,
         "peak_rss_mb": peak_rss_mb(),
     }
@@ -84,6 +101,37 @@ def _match_all(vocabulary: Vocabulary, corpus: TopicCorpus) -> tuple[float, floa
         hits += len(match_topic(topic, corpus, protected, vocabulary))
         worst = max(worst, time.perf_counter() - began)
     return time.perf_counter() - start, worst, hits
+
+
+def _incremental(
+    vocabulary: Vocabulary, corpus: TopicCorpus, added: list[tuple[str, str]]
+) -> dict[str, float]:
+    protected = vocabulary.term_words()
+    matches = {t.key: match_topic(t, corpus, protected, vocabulary) for t in vocabulary.topics}
+    start = time.perf_counter()
+    first = len(corpus) + 1
+    appended = append_corpus(corpus, [(i, t, s) for i, (t, s) in enumerate(added, first)])
+    assert appended is not None  # ids follow the corpus's
+    _, part = appended
+    merged: dict[str, TopicMatches] = {
+        t.key: merge_matches(matches[t.key], match_topic(t, part, protected, vocabulary))
+        for t in vocabulary.topics
+    }
+    append_s = time.perf_counter() - start
+    start = time.perf_counter()
+    arrays = dict(corpus_arrays(corpus, matches, "bench"))
+    encode_s = time.perf_counter() - start
+    start = time.perf_counter()
+    corpus_from_arrays(arrays)
+    matches_from_arrays(arrays, "bench")
+    decode_s = time.perf_counter() - start
+    return {
+        "append_1pct_s": append_s,
+        "appended_topic_hits": float(sum(len(m) for m in merged.values())),
+        "encode_s": encode_s,
+        "decode_s": decode_s,
+        "stored_mb": sum(a.nbytes for a in arrays.values()) / 1e6,
+    }
 
 
 def _timed_keywords(vocabulary: Vocabulary, corpus: TopicCorpus) -> float:

@@ -61,8 +61,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 allow_shrink=args.allow_shrink,
                 limits=corpus_limits(settings.corpus),
             )
-        # Ready means ready: the bot started after this load answers at once.
-        prepared = await app.prepare(topics=False)
+        # Ready means ready: the bot started after this load answers at once
+        # (the search index and the topic matches are stored).
+        prepared = await app.prepare(keep_topics=False)
         print_json(report.as_dict()) if args.json else _print_summary(report, prepared)
         return EXIT_OK if report.clean and not failures else EXIT_PROBLEMS
 
@@ -76,7 +77,8 @@ def _print_summary(report: LoadReport, prepared: Prepared) -> None:
         f"{report.removed} removed, {report.duplicates_merged} duplicates merged"
     )
     print(
-        f"search index {prepared.index_source}: {prepared.papers} papers, {prepared.seconds:.1f}s"
+        f"search index {prepared.index_source}, topic matches {prepared.topics_source}:"
+        f" {prepared.papers} papers, {prepared.seconds:.1f}s"
     )
     for note in report.notes:
         print(note)

@@ -53,6 +53,9 @@ class Prepared:
     index_source: str
     seconds: float
     index_seconds: float = 0.0
+    topics_source: str = "skipped"
+    """How the topic corpus became current: "appended", "stored", "built",
+    "current" (nothing to do) or "skipped" (`topics=False`)."""
 
 
 @dataclass
@@ -111,19 +114,28 @@ class App:
             user_data=UserDataService(db),
         )
 
-    async def prepare(self, *, topics: bool = True) -> Prepared:
-        """Make the search index current (stored for the next start) and,
-        with `topics`, prepare the topic matches (kept in memory only), CPU
+    async def prepare(self, *, topics: bool = True, keep_topics: bool = True) -> Prepared:
+        """Make the search index current and, with `topics`, the topic corpus
+        and every vocabulary topic's matches (both stored for the next start,
+        both following a load that only added papers incrementally), CPU
         work in the worker process: what "ready" means for the bot, and the
-        end of `paperbot load` (which stores the index)."""
+        end of `paperbot load` (`keep_topics=False`: stored for the next
+        start, not kept in this process)."""
         start = time.perf_counter()
         index = await self.search.refresh()
         index_seconds = time.perf_counter() - start
-        if topics:
+        topics_source = "skipped"
+        if topics and not keep_topics:
+            topics_source = await self.topics.prepare_stored()
+        elif topics:
+            self.topics.last_source = None
             await self.topics.warm()
+            topics_source = self.topics.last_source or "current"
         status = self.search.last_status
         source = status.source if status is not None else "current"
-        return Prepared(index.size, source, time.perf_counter() - start, index_seconds)
+        return Prepared(
+            index.size, source, time.perf_counter() - start, index_seconds, topics_source
+        )
 
     async def close(self) -> None:
         """Close the database; a second call does nothing (shutdown paths may overlap)."""

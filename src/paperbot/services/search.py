@@ -193,17 +193,16 @@ class SearchService:
             if self._index is not None and self._version == version:
                 return self._index
             start = time.perf_counter()
-            # The papers before the index's last one as they were (read
-            # before the papers, so a load in between only makes it stale).
-            mark = await self._watermark_of(self._index)
             index, source = await self._append(version), "appended"
             if index is None:
-                mark = None
                 index, source = await self._load_stored(version), "stored"
             if index is None:
                 index, source = await self._build_and_store(version), "built"
             self._index, self._version = index, version
-            self._mark = await self._current_mark(index, version, mark)
+            # The watermark of the papers this index holds (its own last id:
+            # the previous index's would never match after an append, and
+            # the next page would rebuild in full).
+            self._mark = await self._current_mark(index, version, None)
             self.last_status = IndexStatus(index.size, version, source, time.perf_counter() - start)
             log.info(
                 "search index %s: %d papers, corpus version %d, %.2fs",

@@ -1,9 +1,11 @@
 """Topic use-cases: the vocabulary, resolving user text, matching papers.
 
-Matching results are cached per corpus version (`storage.papers.corpus_version`):
-the first request after a load rebuilds the normalised corpus once, and each
-topic is matched once per version, so the digest and the commands pay the
-matching cost once.
+Matching results are cached per corpus version (`storage.papers.corpus_version`),
+so the digest and the commands pay the matching cost once per version. The
+normalised corpus follows the corpus like the search index does: a load
+that only added papers extends it (and the vocabulary topics' matches) by
+the new papers alone; otherwise it is read from the database (stored by
+`prepare`, i.e. `paperbot load` and the bot's start) or built in full.
 """
 
 from __future__ import annotations
@@ -13,10 +15,15 @@ import logging
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from paperbot.config import ConfigError
 from paperbot.core.models import Paper
 from paperbot.core.topics import (
+    TOPICS_FORMAT,
     Choice,
     Coverage,
     Topic,
@@ -25,17 +32,26 @@ from paperbot.core.topics import (
     TopicMatches,
     Vocabulary,
     VocabularyError,
+    append_corpus,
     build_corpus,
+    corpus_arrays,
+    corpus_from_arrays,
     coverage,
     explain,
     match_topic,
+    matches_from_arrays,
+    merge_matches,
     parse_vocabulary,
     resolve,
+    stored_form,
+    stored_mark,
     suggest,
+    vocabulary_fingerprint,
 )
 from paperbot.services.workers import off_loop
 from paperbot.storage import papers, search_index
 from paperbot.storage.backend import Database
+from paperbot.storage.db import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +84,9 @@ def load_vocabulary(path: Path) -> Vocabulary:
 class _Snapshot:
     version: int
     corpus: TopicCorpus
+    mark: tuple[int, int] | None = None
+    """`search_index.papers_up_to` of the corpus's last paper when it was
+    made: still equal means only papers after it came since (append)."""
 
 
 class TopicService:
@@ -80,6 +99,10 @@ class TopicService:
         self._snapshot: _Snapshot | None = None
         self._matches: OrderedDict[tuple[int, TopicKind, str], TopicMatches] = OrderedDict()
         self._lock = asyncio.Lock()
+        self._stored_version = -1
+        self._save_lock = asyncio.Lock()
+        self.last_source: str | None = None
+        """How the corpus last became current: "appended", "stored" or "built"."""
 
     # -- what users type -------------------------------------------------
 
@@ -107,16 +130,157 @@ class TopicService:
     # -- matching --------------------------------------------------------
 
     async def corpus(self) -> tuple[int, TopicCorpus]:
-        """The normalised corpus for the current corpus version, built once."""
+        """The normalised corpus for the current corpus version: extended by
+        the papers added since, else stored, else built (once per version)."""
         version = await papers.corpus_version(self.db)
         async with self._lock:
             snapshot = self._snapshot
             if snapshot is None or snapshot.version != version:
-                snapshot = _Snapshot(version, await self._build())
+                snapshot = await self._advance(version)
                 self._snapshot = snapshot
-                self._matches.clear()
-                log.info("topic corpus built: %d papers, version %d", len(snapshot.corpus), version)
         return snapshot.version, snapshot.corpus
+
+    async def _advance(self, version: int) -> _Snapshot:
+        corpus, source = await self._append(version), "appended"
+        if corpus is None:
+            stored = await self._load_stored()
+            if stored is not None and stored.version == version:
+                corpus, source = stored.corpus, "stored"
+            elif stored is not None:
+                # Stored for an older version whose papers are all unchanged
+                # (the bot was down while a page arrived): extend that.
+                self._snapshot = stored
+                corpus = await self._append(version)
+        if corpus is None:
+            self._matches.clear()
+            corpus, source = await self._build(), "built"
+        mark = await self._watermark(corpus)
+        if await papers.corpus_version(self.db) != version:
+            mark = None  # a load raced this: the next change builds or reads in full
+        log.info("topic corpus %s: %d papers, version %d", source, len(corpus), version)
+        self.last_source = source
+        return _Snapshot(version, corpus, mark)
+
+    async def _watermark(self, corpus: TopicCorpus) -> tuple[int, int] | None:
+        if len(corpus) == 0:
+            return None
+        return await search_index.papers_up_to(self.db, int(corpus.ids[-1]))
+
+    async def _append(self, version: int) -> TopicCorpus | None:
+        """The current corpus plus the papers added since, when nothing else
+        changed; the vocabulary topics' matches follow (keywords' are dropped:
+        their typo corrections depend on every paper's words)."""
+        snapshot = self._snapshot
+        if snapshot is None or snapshot.mark is None:
+            return None
+        if await self._watermark(snapshot.corpus) != snapshot.mark:
+            return None
+        columns = await search_index.paper_columns(self.db, after_id=int(snapshot.corpus.ids[-1]))
+        rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
+        del columns
+        appended = await asyncio.to_thread(append_corpus, snapshot.corpus, rows)
+        if appended is None:
+            return None
+        corpus, part = appended
+        old = {key[2]: found for key, found in self._matches.items() if key[1] == "topic"}
+        self._matches.clear()
+        for key, found in old.items():
+            topic = self.vocabulary.get(key)
+            if topic is not None:
+                extra = await asyncio.to_thread(
+                    match_topic, topic, part, self._protected, self.vocabulary
+                )
+                self._matches[(version, "topic", key)] = merge_matches(found, extra)
+        return corpus
+
+    async def _load_stored(self) -> _Snapshot | None:
+        """The corpus (and the vocabulary topics' matches, into the cache)
+        that `warm` stored last, whatever its version; None when absent or
+        unreadable."""
+        tag = await search_index.stored_version(self.db, "topics")
+        if tag is None or tag[1] != TOPICS_FORMAT:
+            return None
+        stored = await search_index.load_index(self.db, "topics")
+        if stored is None or (stored.corpus_version, stored.format) != tag:
+            return None
+        try:
+            corpus, found, mark = await asyncio.to_thread(self._decode, stored.arrays)
+        except (KeyError, ValueError, UnicodeDecodeError) as exc:
+            log.warning("stored topic corpus unreadable (%s); rebuilding", exc)
+            return None
+        version = stored.corpus_version
+        self._matches.clear()
+        self._matches.update(((version, "topic", key), m) for key, m in found.items())
+        self._stored_version = version
+        return _Snapshot(version, corpus, mark)
+
+    def _decode(
+        self, arrays: dict[str, NDArray[Any]]
+    ) -> tuple[TopicCorpus, dict[str, TopicMatches], tuple[int, int] | None]:
+        fingerprint = vocabulary_fingerprint(self.vocabulary)
+        found = matches_from_arrays(arrays, fingerprint)
+        return corpus_from_arrays(arrays), found, stored_mark(arrays)
+
+    async def _save(self) -> None:
+        """Store the current corpus and the vocabulary topics' matches (once
+        per version), for the next start; a failure costs a rebuild then."""
+        async with self._save_lock:  # not the corpus lock: matching goes on meanwhile
+            snapshot = self._snapshot
+            if snapshot is None or self._stored_version == snapshot.version:
+                return
+            await self._save_snapshot(snapshot)
+
+    async def _save_snapshot(self, snapshot: _Snapshot) -> None:
+        found = {
+            key[2]: m
+            for key, m in self._matches.items()
+            if key[0] == snapshot.version and key[1] == "topic"
+        }
+        arrays = corpus_arrays(
+            snapshot.corpus, found, vocabulary_fingerprint(self.vocabulary), snapshot.mark
+        )
+        try:
+            await search_index.save_index(
+                self.db,
+                arrays,
+                corpus_version=snapshot.version,
+                format=TOPICS_FORMAT,
+                scope="topics",
+            )
+        except StorageError as exc:
+            log.warning("could not store the topic corpus: %s", exc)
+            return
+        self._stored_version = snapshot.version
+
+    async def prepare_stored(self) -> str:
+        """For `paperbot load`: the stored corpus and matches current for the
+        next start, without keeping a fully built corpus in this process
+        (the worker builds, matches and encodes it: ~80 MB of arrays cross
+        back instead of ~300 MB of objects at 100,000 papers). What can be
+        extended is extended as `warm` does. Returns how it became current."""
+        version = await papers.corpus_version(self.db)
+        tag = await search_index.stored_version(self.db, "topics")
+        if tag == (version, TOPICS_FORMAT):
+            return "stored"
+        if self._snapshot is not None or tag is not None:
+            await self.warm()
+            return self.last_source or "current"
+        columns = await search_index.paper_columns(self.db)
+        rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
+        del columns
+        if len(rows) < _THREAD_THRESHOLD:
+            await self.warm()
+            return self.last_source or "current"
+        arrays = await off_loop(len(rows), stored_form, rows, self.vocabulary)
+        mark = await search_index.papers_up_to(self.db, rows[-1][0])
+        del rows
+        if await papers.corpus_version(self.db) != version:
+            return "skipped"  # a load raced this one: the next start builds
+        arrays["mark"] = np.asarray(mark, dtype=np.int64)
+        await search_index.save_index(
+            self.db, arrays, corpus_version=version, format=TOPICS_FORMAT, scope="topics"
+        )
+        return "built"
 
     async def is_ready(self) -> bool:
         """Whether matching can start at once (the corpus is prepared for the
@@ -159,9 +323,11 @@ class TopicService:
 
     async def warm(self) -> None:
         """Prepare the corpus and match every vocabulary topic (start-up, off
-        the request path), so commands and the digest find them cached."""
+        the request path), so commands and the digest find them cached; and
+        store both for the next start."""
         for topic in self.vocabulary.topics:
             await self.matches(topic)
+        await self._save()
 
     async def match_count(self, topic: Topic) -> int:
         return len(await self.matches(topic))

@@ -33,6 +33,20 @@ class StoredIndex:
 PART_BYTES = 8 << 20
 _PART_SEP = "#"
 
+TOPICS = "topics:"
+"""Rows whose names start with this hold the topic corpus and the vocabulary
+topics' matches (services/topics.py), in the same table and layout, saved and
+read on their own: `scope="topics"`. Every other row is the search index."""
+
+
+def _where(scope: str) -> tuple[str, str]:
+    """(the condition selecting a scope's rows, its name prefix)."""
+    if scope == "index":
+        return f"name NOT LIKE '{TOPICS}%'", ""
+    if scope == "topics":
+        return f"name LIKE '{TOPICS}%'", TOPICS
+    raise ValueError(f"not a stored array scope: {scope}")
+
 
 def _parts(array: NDArray[Any]) -> list[NDArray[Any]]:
     flat = np.ascontiguousarray(array)
@@ -48,6 +62,7 @@ async def save_index(
     *,
     corpus_version: int,
     format: int,
+    scope: str = "index",
 ) -> None:
     """Replace the stored index with these arrays, in one transaction.
 
@@ -55,17 +70,18 @@ async def save_index(
     (in parts) before the next one is asked for.
     """
     items = arrays.items() if isinstance(arrays, Mapping) else arrays
+    where, prefix = _where(scope)
     sql = (
         "INSERT INTO search_index (name, corpus_version, format, dtype, shape, data)"
         " VALUES (?, ?, ?, ?, ?, ?)"
     )
     async with db.transaction() as conn:
-        await conn.execute("DELETE FROM search_index")
+        await conn.execute(f"DELETE FROM search_index WHERE {where}")
         for name, array in items:
             if _PART_SEP in name:
                 raise ValueError(f"array name must not contain {_PART_SEP!r}: {name}")
             for i, part in enumerate(_parts(array)):
-                row_name = name if i == 0 else f"{name}{_PART_SEP}{i}"
+                row_name = prefix + (name if i == 0 else f"{name}{_PART_SEP}{i}")
                 shape = json.dumps(list(part.shape))
                 # A view, not a copy: the arrays can be tens of megabytes.
                 data = part.data.cast("B")
@@ -75,27 +91,32 @@ async def save_index(
             del array
 
 
-async def stored_version(db: Database) -> tuple[int, int] | None:
+async def stored_version(db: Database, scope: str = "index") -> tuple[int, int] | None:
     """(corpus_version, format) of the stored index, or None when there is
     none or its rows disagree (a half-written index is treated as absent)."""
-    rows = list(await db.fetch_all("SELECT DISTINCT corpus_version, format FROM search_index"))
+    rows = list(
+        await db.fetch_all(
+            f"SELECT DISTINCT corpus_version, format FROM search_index WHERE {_where(scope)[0]}"
+        )
+    )
     if len(rows) != 1:
         return None
     return int(rows[0][0]), int(rows[0][1])
 
 
-async def load_index(db: Database) -> StoredIndex | None:
+async def load_index(db: Database, scope: str = "index") -> StoredIndex | None:
     """The stored index, or None when there is none (or it is inconsistent).
 
     Each array is allocated once and filled part by part.
     """
-    version = await stored_version(db)
+    where, prefix = _where(scope)
+    version = await stored_version(db, scope)
     if version is None:
         return None
-    meta = list(await db.fetch_all("SELECT name, dtype, shape FROM search_index"))
+    meta = list(await db.fetch_all(f"SELECT name, dtype, shape FROM search_index WHERE {where}"))
     layout: dict[str, list[tuple[int, str, str, list[int]]]] = {}
     for row_name, dtype, shape in meta:
-        base, _, number = str(row_name).partition(_PART_SEP)
+        base, _, number = str(row_name).removeprefix(prefix).partition(_PART_SEP)
         layout.setdefault(base, []).append(
             (int(number or 0), str(row_name), str(dtype), json.loads(shape))
         )

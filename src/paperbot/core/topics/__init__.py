@@ -14,6 +14,7 @@ prepared for matching), `_matching` (batch matching with scores and
 explanations, coverage).
 """
 
+from paperbot.core.topics._append import append_corpus, merge_matches
 from paperbot.core.topics._bilingual import EXPANSION_WEIGHT, expand_bilingual
 from paperbot.core.topics._corpus import TopicCorpus, build_corpus
 from paperbot.core.topics._input import (
@@ -30,6 +31,7 @@ from paperbot.core.topics._input import (
 from paperbot.core.topics._keys import term_key
 from paperbot.core.topics._matching import (
     MAX_TOPIC_SCORE,
+    NEAR_LIMIT,
     RELEVANCE_THRESHOLD,
     TOPIC_EXTRA_TERM_WEIGHT,
     TOPIC_EXTRA_TERMS_COUNTED,
@@ -46,6 +48,15 @@ from paperbot.core.topics._matching import (
     match_topic,
     score_paper,
 )
+from paperbot.core.topics._persist import (
+    TOPICS_FORMAT,
+    corpus_arrays,
+    corpus_from_arrays,
+    matches_from_arrays,
+    stored_form,
+    stored_mark,
+    vocabulary_fingerprint,
+)
 from paperbot.core.topics._vocabulary import (
     TOPIC_TEXT_MAX,
     Concept,
@@ -60,8 +71,10 @@ __all__ = [
     "EMPTY_TOPIC",
     "EXPANSION_WEIGHT",
     "MAX_TOPIC_SCORE",
+    "NEAR_LIMIT",
     "NO_LETTERS",
     "RELEVANCE_THRESHOLD",
+    "TOPICS_FORMAT",
     "TOPIC_EXTRA_TERMS_COUNTED",
     "TOPIC_EXTRA_TERM_WEIGHT",
     "TOPIC_LEAD_WEIGHT",
@@ -81,17 +94,25 @@ __all__ = [
     "TopicMatches",
     "Vocabulary",
     "VocabularyError",
+    "append_corpus",
     "build_corpus",
     "check_topic_text",
     "clip",
+    "corpus_arrays",
+    "corpus_from_arrays",
     "coverage",
     "expand_bilingual",
     "explain",
     "is_typo_of",
     "match_topic",
+    "matches_from_arrays",
+    "merge_matches",
     "parse_vocabulary",
     "resolve",
     "score_paper",
+    "stored_form",
+    "stored_mark",
     "suggest",
     "term_key",
+    "vocabulary_fingerprint",
 ]

@@ -285,8 +285,11 @@ def match_topic(
     positions = _best_first(score, corpus.ids, np.flatnonzero(score >= RELEVANCE_THRESHOLD))
     near = np.flatnonzero((score > 0) & (score < RELEVANCE_THRESHOLD))
     if len(near) > NEAR_LIMIT:
-        near = near[np.argpartition(-score[near], NEAR_LIMIT - 1)[:NEAR_LIMIT]]
-    near = _best_first(score, corpus.ids, near)
+        # Every paper tied with the last one kept stays a candidate, so ties
+        # go by paper id (as a merge of appended papers' matches does).
+        least = np.partition(-score[near], NEAR_LIMIT - 1)[NEAR_LIMIT - 1]
+        near = near[-score[near] <= least]
+    near = _best_first(score, corpus.ids, near)[:NEAR_LIMIT]
     return TopicMatches(corpus.ids[positions], score[positions], corpus.ids[near], score[near])
 
 

@@ -1,0 +1,90 @@
+"""Following the corpus incrementally: new papers appended to a `TopicCorpus`,
+and the vocabulary topics' matches extended by the new papers' alone.
+
+A load that only adds papers (a new page) does not need the whole corpus
+normalised again: the new papers are prepared on their own and each field's
+postings are extended (every new paper's position is after every old one,
+so each posting list stays ascending). The result equals a full build of
+the same papers.
+
+A vocabulary topic's score for a paper depends on that paper alone, so the
+matches over old and new papers are the old matches merged with the new
+papers' matches, in the same order as `match_topic` over all of them. A
+keyword's are not: its typo corrections come from the words of the whole
+corpus, so the caller matches keywords again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from paperbot.core.topics._corpus import (
+    FieldIndex,
+    FloatArray,
+    IntArray,
+    PosArray,
+    TopicCorpus,
+    build_corpus,
+)
+from paperbot.core.topics._matching import NEAR_LIMIT, TopicMatches
+
+
+def append_corpus(
+    corpus: TopicCorpus, papers: Iterable[tuple[int, str, str]]
+) -> tuple[TopicCorpus, TopicCorpus] | None:
+    """(`corpus` plus these papers, the new papers alone), the first equal
+    to a full build of both; None when the new ids do not all follow the
+    corpus's (then only a full build keeps the positions in id order)."""
+    part = build_corpus(papers)
+    if len(part) == 0:
+        return corpus, part
+    if len(corpus) and int(part.ids.min()) <= int(corpus.ids.max()):
+        return None
+    offset = np.int32(len(corpus))
+    merged = TopicCorpus(
+        np.concatenate([corpus.ids, part.ids]),
+        _append_field(corpus.title, part.title, offset),
+        _append_field(corpus.summary, part.summary, offset),
+    )
+    return merged, part
+
+
+def _append_field(old: FieldIndex, part: FieldIndex, offset: np.int32) -> FieldIndex:
+    return FieldIndex(
+        docs=old.docs + part.docs,
+        word_postings=_merge_postings(old.word_postings, part.word_postings, offset),
+        char_postings=_merge_postings(old.char_postings, part.char_postings, offset),
+        # New words after the old ones: the order a full build meets them in.
+        words=old.words + tuple(w for w in part.words if w not in old.word_postings),
+    )
+
+
+def _merge_postings(
+    old: dict[str, PosArray], part: dict[str, PosArray], offset: np.int32
+) -> dict[str, PosArray]:
+    merged = dict(old)  # the old arrays are shared, not copied
+    for key, positions in part.items():
+        shifted = positions + offset
+        before = merged.get(key)
+        merged[key] = shifted if before is None else np.concatenate([before, shifted])
+    return merged
+
+
+def merge_matches(old: TopicMatches, part: TopicMatches) -> TopicMatches:
+    """A vocabulary topic's matches over old and new papers, from each side's
+    (equal to `match_topic` over all of them)."""
+    ids, scores = _best_first(
+        np.concatenate([old.ids, part.ids]), np.concatenate([old.scores, part.scores])
+    )
+    near_ids, near_scores = _best_first(
+        np.concatenate([old.near_ids, part.near_ids]),
+        np.concatenate([old.near_scores, part.near_scores]),
+    )
+    return TopicMatches(ids, scores, near_ids[:NEAR_LIMIT], near_scores[:NEAR_LIMIT])
+
+
+def _best_first(ids: IntArray, scores: FloatArray) -> tuple[IntArray, FloatArray]:
+    order = np.lexsort((ids, -scores))
+    return ids[order], scores[order]

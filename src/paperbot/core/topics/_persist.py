@@ -1,0 +1,171 @@
+"""Persistence encoding: a `TopicCorpus` and the vocabulary topics' matches
+as named numpy arrays and back (texts packed as UTF-8 byte arrays), so a
+restart reads them instead of normalising every paper again."""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from paperbot.core.topics._corpus import FIELDS, FieldIndex, PosArray, TopicCorpus, build_corpus
+from paperbot.core.topics._matching import TopicMatches, match_topic
+from paperbot.core.topics._vocabulary import Vocabulary
+
+TOPICS_FORMAT = 1
+"""Bumped whenever the arrays or the matching form change: a stored corpus
+of another format is rebuilt instead of being misread."""
+
+_SEP = "\x00"
+
+
+def vocabulary_fingerprint(vocabulary: Vocabulary) -> str:
+    """Changes whenever the vocabulary's topics do (stored matches of another
+    vocabulary are matched again)."""
+    return hashlib.sha256(repr(vocabulary.topics).encode("utf-8")).hexdigest()
+
+
+def corpus_arrays(
+    corpus: TopicCorpus,
+    matches: Mapping[str, TopicMatches],
+    fingerprint: str,
+    mark: tuple[int, int] | None = None,
+) -> Iterator[tuple[str, NDArray[Any]]]:
+    """The corpus and the vocabulary topics' `matches` (by topic key) as named
+    arrays, each packed only when asked for (a writer holds one at a time).
+    `mark` is the caller's watermark of the papers the corpus holds (read
+    back by `stored_mark`: a later start extends a corpus whose papers are
+    unchanged instead of building it again)."""
+    yield "mark", np.asarray(mark if mark is not None else (-1, -1), dtype=np.int64)
+    yield "ids", corpus.ids
+    for name in FIELDS:
+        data = corpus.field(name)
+        yield f"{name}_docs", pack_texts(data.docs)
+        yield from _postings_arrays(f"{name}_word", data.word_postings)
+        yield f"{name}_word_keys", pack_texts(list(data.word_postings))
+        yield from _postings_arrays(f"{name}_char", data.char_postings)
+        codes = [ord(c) for c in data.char_postings]
+        yield f"{name}_char_keys", np.asarray(codes, dtype=np.uint32)
+    yield "vocabulary", np.frombuffer(fingerprint.encode("ascii"), dtype=np.uint8)
+    yield "match_keys", pack_texts(list(matches))
+    for part in ("", "near_"):
+        lists = [(getattr(m, f"{part}ids"), getattr(m, f"{part}scores")) for m in matches.values()]
+        yield f"match_{part}indptr", _indptr([len(ids) for ids, _ in lists])
+        yield f"match_{part}ids", _concat([ids for ids, _ in lists], np.int64)
+        yield f"match_{part}scores", _concat([scores for _, scores in lists], np.float64)
+
+
+def stored_form(
+    papers: Sequence[tuple[int, str, str]], vocabulary: Vocabulary
+) -> dict[str, NDArray[Any]]:
+    """The corpus of these papers and every vocabulary topic's matches, built
+    and matched, in their stored form (no watermark: the caller sets "mark").
+    For a worker process: the arrays cross back in a fraction of the memory
+    the corpus's Python objects take."""
+    corpus = build_corpus(papers)
+    protected = vocabulary.term_words()
+    matches = {t.key: match_topic(t, corpus, protected, vocabulary) for t in vocabulary.topics}
+    return dict(corpus_arrays(corpus, matches, vocabulary_fingerprint(vocabulary)))
+
+
+def corpus_from_arrays(arrays: Mapping[str, NDArray[Any]]) -> TopicCorpus:
+    """The inverse of `corpus_arrays` for the corpus; raises KeyError or
+    ValueError on a bad set."""
+    fields: list[FieldIndex] = []
+    for name in FIELDS:
+        word_postings = _postings(
+            unpack_texts(arrays[f"{name}_word_keys"]),
+            arrays[f"{name}_word_indptr"],
+            arrays[f"{name}_word_docs"],
+        )
+        chars = [chr(c) for c in arrays[f"{name}_char_keys"].tolist()]
+        char_postings = _postings(chars, arrays[f"{name}_char_indptr"], arrays[f"{name}_char_docs"])
+        docs = unpack_texts(arrays[f"{name}_docs"])
+        fields.append(FieldIndex(docs, word_postings, char_postings, tuple(word_postings)))
+    corpus = TopicCorpus(arrays["ids"].astype(np.int64, copy=False), fields[0], fields[1])
+    if not len(corpus.title.docs) == len(corpus.summary.docs) == len(corpus):
+        raise ValueError("topic corpus arrays disagree on the number of papers")
+    return corpus
+
+
+def stored_mark(arrays: Mapping[str, NDArray[Any]]) -> tuple[int, int] | None:
+    """The watermark `corpus_arrays` stored, or None."""
+    values = arrays["mark"].tolist()
+    if len(values) != 2 or values[0] < 0:
+        return None
+    return int(values[0]), int(values[1])
+
+
+def matches_from_arrays(
+    arrays: Mapping[str, NDArray[Any]], fingerprint: str
+) -> dict[str, TopicMatches]:
+    """The stored matches by topic key; empty when they were made with
+    another vocabulary."""
+    if bytes(arrays["vocabulary"].tobytes()).decode("ascii") != fingerprint:
+        return {}
+    keys = unpack_texts(arrays["match_keys"])
+    sides: dict[str, list[tuple[NDArray[Any], NDArray[Any]]]] = {}
+    for part in ("", "near_"):
+        indptr = arrays[f"match_{part}indptr"].tolist()
+        ids = arrays[f"match_{part}ids"].astype(np.int64, copy=False)
+        scores = arrays[f"match_{part}scores"].astype(np.float64, copy=False)
+        if len(indptr) != len(keys) + 1:
+            raise ValueError("stored topic matches disagree on the number of topics")
+        sides[part] = [(ids[a:b], scores[a:b]) for a, b in pairwise(indptr)]
+    return {
+        key: TopicMatches(ids, scores, near_ids, near_scores)
+        for key, (ids, scores), (near_ids, near_scores) in zip(
+            keys, sides[""], sides["near_"], strict=True
+        )
+    }
+
+
+def _postings_arrays(
+    prefix: str, postings: Mapping[str, PosArray]
+) -> Iterator[tuple[str, NDArray[Any]]]:
+    yield f"{prefix}_indptr", _indptr([len(p) for p in postings.values()])
+    yield f"{prefix}_docs", _concat(list(postings.values()), np.int32)
+
+
+def _postings(keys: Sequence[str], indptr: NDArray[Any], docs: NDArray[Any]) -> dict[str, PosArray]:
+    bounds = indptr.tolist()
+    if len(bounds) != len(keys) + 1 or (bounds and bounds[-1] != len(docs)):
+        raise ValueError("topic corpus postings disagree with their keys")
+    docs = docs.astype(np.int32, copy=False)
+    return {key: docs[a:b] for key, a, b in zip(keys, bounds, bounds[1:], strict=False)}
+
+
+def _indptr(lengths: Sequence[int]) -> NDArray[np.int64]:
+    indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    return indptr
+
+
+def _concat(arrays: Sequence[NDArray[Any]], dtype: type[np.generic]) -> NDArray[Any]:
+    return np.concatenate(arrays).astype(dtype, copy=False) if arrays else np.zeros(0, dtype)
+
+
+def pack_texts(texts: Sequence[str], chunk: int = 4096) -> NDArray[np.uint8]:
+    """Texts (none holding NUL) as one UTF-8 byte array, encoded a chunk at
+    a time (no full-size joined string)."""
+    parts = [b"1" if texts else b"0"]
+    for start in range(0, len(texts), chunk):
+        part = texts[start : start + chunk]
+        joined = _SEP.join(part)
+        if joined.count(_SEP) != len(part) - 1:
+            raise ValueError("texts to persist must not contain NUL")
+        parts.append((_SEP if start else "").encode("utf-8") + joined.encode("utf-8"))
+    return np.frombuffer(b"".join(parts), dtype=np.uint8)
+
+
+def unpack_texts(data: NDArray[np.uint8]) -> tuple[str, ...]:
+    text, _ = codecs.utf_8_decode(np.ascontiguousarray(data).data, "strict", True)
+    if text[:1] != "1":
+        return ()
+    texts = text[1:].split(_SEP)
+    return tuple(texts)

@@ -1,0 +1,90 @@
+"""A topic corpus extended by new papers equals a full build, and the
+vocabulary topics' matches merged from both sides equal matching all."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paperbot.bench.synthetic import synthetic_papers
+from paperbot.core.topics import (
+    NEAR_LIMIT,
+    Vocabulary,
+    append_corpus,
+    build_corpus,
+    match_topic,
+    merge_matches,
+    parse_vocabulary,
+)
+from tests.support.topics import assert_same_corpus, assert_same_matches
+
+VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
+COUNT = 1200
+
+
+@cache
+def _vocabulary() -> Vocabulary:
+    return parse_vocabulary(VOCABULARY.read_text(encoding="utf-8"))
+
+
+@cache
+def _rows() -> tuple[tuple[int, str, str], ...]:
+    # Ids with gaps, as a database's are after removals.
+    return tuple((3 * i + 1, t, s) for i, (t, s) in enumerate(synthetic_papers(COUNT)))
+
+
+@pytest.mark.parametrize("split", [0, 1, 600, COUNT - 12, COUNT])
+def test_an_appended_corpus_equals_a_full_build(split: int) -> None:
+    rows = _rows()
+    appended = append_corpus(build_corpus(rows[:split]), rows[split:])
+    assert appended is not None
+    corpus, part = appended
+    assert_same_corpus(corpus, build_corpus(rows))
+    assert np.array_equal(part.ids, [r[0] for r in rows[split:]])
+
+
+@pytest.mark.parametrize("split", [0, 700, COUNT - 12])
+def test_merged_matches_equal_matching_every_paper(split: int) -> None:
+    rows = _rows()
+    vocabulary = _vocabulary()
+    protected = vocabulary.term_words()
+    old, part = build_corpus(rows[:split]), build_corpus(rows[split:])
+    full = build_corpus(rows)
+    matched = 0
+    for topic in vocabulary.topics:
+        merged = merge_matches(
+            match_topic(topic, old, protected, vocabulary),
+            match_topic(topic, part, protected, vocabulary),
+        )
+        expected = match_topic(topic, full, protected, vocabulary)
+        assert_same_matches(merged, expected)
+        matched += len(expected) > 0
+    assert matched > len(vocabulary.topics) // 2  # the comparison is not of empties
+
+
+@pytest.mark.parametrize(
+    ("old_ids", "new_ids"),
+    [([5, 9], [9]), ([5, 9], [7]), ([5, 9], [10, 2])],
+)
+def test_papers_not_after_the_corpus_cannot_be_appended(
+    old_ids: list[int], new_ids: list[int]
+) -> None:
+    old = build_corpus((i, f"title {i}", "summary") for i in old_ids)
+    assert append_corpus(old, [(i, f"title {i}", "summary") for i in new_ids]) is None
+
+
+def test_near_matches_break_ties_by_paper_id() -> None:
+    # 40 papers with the same passing mention: the 24 kept near matches are
+    # the lowest ids, whatever the order a partition meets them in.
+    vocabulary = _vocabulary()
+    topic = vocabulary.topics[0]
+    mention = f"这里顺便提到 {topic.name}，但不是本文主题。" + "其余内容讲别的事情。" * 10
+    rows = [
+        (i, f"unrelated paper {i}", "开头讲别的方法。" * 20 + mention) for i in range(40, 0, -1)
+    ]
+    found = match_topic(topic, build_corpus(sorted(rows)), vocabulary.term_words(), vocabulary)
+    assert len(found) == 0
+    assert found.near_ids.tolist() == list(range(1, NEAR_LIMIT + 1))

@@ -1,0 +1,163 @@
+"""The topic corpus follows the corpus like the search index: a load that
+only adds papers extends it and the vocabulary topics' matches; `warm`
+stores both, so a restart reads them; anything else builds in full."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
+from paperbot.core.topics import Topic, TopicCorpus, build_corpus, match_topic
+from paperbot.services import topics as topics_service
+from paperbot.services.topics import TopicService, load_vocabulary
+from paperbot.storage import search_index
+from paperbot.storage.backend import Database
+from tests.support.corpus import load_pages
+from tests.support.topics import assert_same_corpus, assert_same_matches
+
+VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
+COUNT = 1500
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("topics-append")
+    papers = synthetic_papers(COUNT + COUNT // 50)
+    write_corpus(folder / "base", papers[:COUNT])
+    for page in write_corpus(folder / "more", papers[COUNT:]):
+        page.rename(page.with_name(f"more-{page.name}"))
+    return folder
+
+
+def service(db: Database) -> TopicService:
+    return TopicService(db, load_vocabulary(VOCABULARY))
+
+
+async def full_build(db: Database) -> TopicCorpus:
+    columns = await search_index.paper_columns(db)
+    return build_corpus(zip(columns.ids, columns.titles, columns.summaries, strict=True))
+
+
+async def assert_as_built(
+    topics: TopicService, db: Database, extra: tuple[Topic, ...] = ()
+) -> None:
+    """The service's corpus and matches equal a full build's of the stored papers."""
+    full = await full_build(db)
+    _, corpus = await topics.corpus()
+    assert_same_corpus(corpus, full)
+    protected = topics.vocabulary.term_words()
+    for topic in (*topics.vocabulary.topics, *extra):
+        expected = match_topic(topic, full, protected, topics.vocabulary)
+        assert_same_matches(await topics.matches(topic), expected)
+
+
+async def test_added_papers_extend_the_corpus_and_the_matches(db: Database, corpora: Path) -> None:
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    topics = service(db)
+    await topics.warm()
+    assert topics.last_source == "built"
+    keyword = topics.resolve("speculative decodng")  # a typo: corrected through corpus words
+    await topics.matches(keyword)
+    await load_pages(db, corpora / "more", limits=BENCH_LIMITS)
+    await topics.warm()
+    assert topics.last_source == "appended"
+    _, corpus = await topics.corpus()
+    assert len(corpus) == COUNT + COUNT // 50
+    await assert_as_built(topics, db, (keyword,))
+
+
+async def test_a_restart_reads_the_stored_corpus_and_matches(db: Database, corpora: Path) -> None:
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    await service(db).warm()
+    again = service(db)
+    await again.warm()
+    assert again.last_source == "stored"
+    await assert_as_built(again, db)
+
+
+async def test_a_page_loaded_while_the_bot_was_down_extends_the_stored_corpus(
+    db: Database, corpora: Path
+) -> None:
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    await service(db).warm()
+    await load_pages(db, corpora / "more", limits=BENCH_LIMITS)
+    first = service(db)
+    await first.warm()
+    assert first.last_source == "appended"  # the stored base plus the page...
+    await assert_as_built(first, db)
+    again = service(db)
+    await again.warm()
+    assert again.last_source == "stored"  # ...stored again for the next start
+    await assert_as_built(again, db)
+
+
+async def test_two_pages_in_a_row_are_both_appended(
+    db: Database, corpora: Path, tmp_path: Path
+) -> None:
+    pages = sorted((corpora / "more").glob("*.txt"))
+    assert len(pages) >= 2
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    topics = service(db)
+    await topics.warm()
+    for number, page in enumerate(pages[:2]):
+        folder = tmp_path / f"page{number}"
+        folder.mkdir()
+        (folder / page.name).write_bytes(page.read_bytes())
+        await load_pages(db, folder, limits=BENCH_LIMITS)
+        await topics.warm()
+        assert topics.last_source == "appended"
+    await assert_as_built(topics, db)
+
+
+async def test_a_changed_paper_builds_in_full(db: Database, corpora: Path, tmp_path: Path) -> None:
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    topics = service(db)
+    await topics.warm()
+    page = sorted((corpora / "base").glob("*.txt"))[0]
+    lines = page.read_text(encoding="utf-8").splitlines()
+    for at, line in enumerate(lines):
+        if ": " in line and at > 3:
+            lines[at] = line + "另外补充一句 scaling law。"
+            break
+    changed = tmp_path / "changed"
+    changed.mkdir()
+    (changed / page.name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    await load_pages(db, changed, limits=BENCH_LIMITS)
+    await topics.warm()
+    assert topics.last_source == "built"
+    await assert_as_built(topics, db)
+
+
+async def test_matches_stored_with_another_vocabulary_are_matched_again(
+    db: Database, corpora: Path, tmp_path: Path
+) -> None:
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    await service(db).warm()
+    text = VOCABULARY.read_text(encoding="utf-8")
+    edited = tmp_path / "topics.toml"
+    edited.write_text(text.replace('"neural scaling"', '"neural scaling", "token budget"'), "utf-8")
+    assert edited.read_text(encoding="utf-8") != text
+    topics = TopicService(db, load_vocabulary(edited))
+    await topics.warm()
+    assert topics.last_source == "stored"  # the corpus is the same...
+    await assert_as_built(topics, db)  # ...the matches are the new vocabulary's
+
+
+async def test_prepare_stored_builds_in_the_stored_form_for_the_next_start(
+    db: Database, corpora: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What `paperbot load` does at scale (the stored form from the worker),
+    # here at test size in a thread.
+    monkeypatch.setattr(topics_service, "_THREAD_THRESHOLD", 0)
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    loader = service(db)
+    assert await loader.prepare_stored() == "built"
+    assert await loader.prepare_stored() == "stored"
+    await load_pages(db, corpora / "more", limits=BENCH_LIMITS)
+    assert await loader.prepare_stored() == "appended"  # the stored corpus, extended
+    again = service(db)
+    await again.warm()
+    assert again.last_source == "stored"
+    await assert_as_built(again, db)
