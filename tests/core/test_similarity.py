@@ -62,4 +62,4 @@ def test_rows_are_unit_length_sorted_and_capped() -> None:
 
 def test_empty_vectors_make_everything_dissimilar() -> None:
     vectors = PaperVectors.empty(3)
-    assert vectors.similarity(np.arange(3, dtype=np.intp), [0, 1]).max() == 0.0
+    assert np.max(vectors.similarity(np.arange(3, dtype=np.intp), [0, 1])) == 0.0

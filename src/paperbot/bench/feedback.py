@@ -98,7 +98,7 @@ def _clusters(
     centroids = []
     for found in sets:
         positions = corpus.positions(sorted(found))
-        vector = np.zeros(int(corpus.vectors.terms.max()) + 1)
+        vector = np.zeros(int(np.max(corpus.vectors.terms)) + 1)
         for p in positions:
             real = corpus.vectors.terms[p] >= 0
             vector[corpus.vectors.terms[p][real]] += corpus.vectors.weights[p][real]
@@ -176,7 +176,7 @@ def _check(corpus: CorpusArrays, reader: SimReader, picked: Sequence[int]) -> No
         return
     disliked = corpus.positions(reader.disliked)
     for position in corpus.positions(list(picked)):
-        if corpus.vectors.similarity(disliked, [int(position)]).max() > NEAR_DUPLICATE:
+        if np.max(corpus.vectors.similarity(disliked, [int(position)])) > NEAR_DUPLICATE:
             reader.violations += 1
 
 

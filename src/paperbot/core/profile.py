@@ -192,7 +192,7 @@ def near_duplicates(
     if len(disliked) == 0:
         return found
     for index, position in enumerate(candidates):
-        found[index] = vectors.similarity(disliked, [int(position)]).max() > NEAR_DUPLICATE
+        found[index] = np.max(vectors.similarity(disliked, [int(position)])) > NEAR_DUPLICATE
     return found
 
 
@@ -297,7 +297,7 @@ def votes_by_reader(
 
 def _linear_sum(vectors: PaperVectors, models: Iterable[tuple[ReaderModel, float]]) -> FloatArray:
     """Σ factor x model(x) for every paper, as one gather over the corpus."""
-    size = int(vectors.terms.max()) + 1 if vectors.terms.size else 0
+    size = int(np.max(vectors.terms)) + 1 if vectors.terms.size else 0
     dense = np.zeros(max(size, 1), dtype=np.float64)
     for model, factor in models:
         if len(model.terms):

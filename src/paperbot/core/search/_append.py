@@ -48,7 +48,7 @@ def append_papers(
     """
     if not ids:
         return index
-    if index.size and min(ids) <= int(index.ids.max()):
+    if index.size and min(ids) <= int(np.max(index.ids)):
         return None
     new_titles = tuple(_title_text(t) for t in titles)
     _normalize_bulk(summaries)

@@ -40,7 +40,7 @@ def append_corpus(
     part = build_corpus(papers)
     if len(part) == 0:
         return corpus, part
-    if len(corpus) and int(part.ids.min()) <= int(corpus.ids.max()):
+    if len(corpus) and int(np.min(part.ids)) <= int(np.max(corpus.ids)):
         return None
     offset = np.int32(len(corpus))
     merged = TopicCorpus(
