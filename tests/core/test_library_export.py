@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from bibtexparser.entrypoint import parse_string
 from bibtexparser.library import Library
-from bibtexparser.middlewares import LatexDecodingMiddleware
+from bibtexparser.middlewares.latex_encoding import LatexDecodingMiddleware
 
 from paperbot.core.library_export import (
     EXPORT_FORMATS,

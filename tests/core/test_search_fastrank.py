@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from paperbot.core.search import (
     parse_query,
@@ -80,7 +83,7 @@ def test_highlight_only_for_the_first_results(query: str, highlight: int) -> Non
     assert any(full.matched)
 
 
-def _scores(n: int, nonzero: int, seed: int, ties: bool) -> np.ndarray:
+def _scores(n: int, nonzero: int, seed: int, ties: bool) -> NDArray[Any]:
     rng = np.random.default_rng(seed)
     out = np.zeros(n)
     values = rng.integers(1, 4, nonzero) / 4 if ties else rng.random(nonzero) + 0.01

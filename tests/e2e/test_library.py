@@ -7,7 +7,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 from bibtexparser.entrypoint import parse_string
-from bibtexparser.middlewares import LatexDecodingMiddleware
+from bibtexparser.middlewares.latex_encoding import LatexDecodingMiddleware
 
 from paperbot.bot.views.saved import unsave_custom_id
 from paperbot.core.models import SavedPaper

@@ -169,17 +169,20 @@ def _describe(error: ValidationError) -> str:
         meant = min(
             branches.values(),
             key=lambda errors: (
-                any(e.validator == "type" and e.validator_value == "null" for e in errors),
+                any(str(e.validator) == "type" and e.validator_value == "null" for e in errors),
                 len(errors),
             ),
         )
         error = max(
             meant,
-            key=lambda e: (len(e.absolute_path), e.validator not in ("type", "oneOf", "anyOf")),
+            key=lambda e: (
+                len(e.absolute_path),
+                str(e.validator) not in ("type", "oneOf", "anyOf"),
+            ),
         )
     where = "/".join(str(part) for part in error.absolute_path) or "body"
     instance = error.instance
-    if error.validator in ("maxLength", "minLength", "maxItems", "minItems") and hasattr(
+    if str(error.validator) in ("maxLength", "minLength", "maxItems", "minItems") and hasattr(
         instance, "__len__"
     ):
         return f"{where}: length {len(instance)} breaks {error.validator}={error.validator_value}"

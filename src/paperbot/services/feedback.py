@@ -15,8 +15,9 @@ from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-import numpy as np
+from numpy.typing import NDArray
 
 from paperbot.core.digest import CorpusArrays
 from paperbot.core.models import Paper
@@ -80,7 +81,7 @@ class FeedbackService:
         self._voters: set[tuple[int, int]] | None = None
         self._models: OrderedDict[ModelKey, ReaderModel] = OrderedDict()
         self._models_for: CorpusArrays | None = None
-        self._concepts: tuple[CorpusArrays, np.ndarray] | None = None
+        self._concepts: tuple[CorpusArrays, NDArray[Any]] | None = None
 
     # --- votes ----------------------------------------------------------------
 
@@ -247,7 +248,7 @@ class FeedbackService:
 
     # --- more like this -----------------------------------------------------------
 
-    async def _concept_matrix(self, corpus: CorpusArrays) -> np.ndarray:
+    async def _concept_matrix(self, corpus: CorpusArrays) -> NDArray[Any]:
         if self._concepts is None or self._concepts[0] is not corpus:
             columns = []
             for topic in self._topics.vocabulary.topics:

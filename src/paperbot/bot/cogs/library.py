@@ -122,15 +122,17 @@ class Saved(commands.GroupCog, group_name="saved", group_description=locale_str(
     )
     async def export(self, interaction: discord.Interaction[PaperBot], fmt: str = "bibtex") -> None:
         guild_id = _guild_id(interaction)
-        if fmt not in EXPORT_FORMATS:  # Discord sends only the choices
+        # Discord sends only the choices; the lookup also gives fmt its Literal type.
+        chosen = next((f for f in EXPORT_FORMATS if f == fmt), None)
+        if chosen is None:
             raise UserError(localize(interaction, BAD_TEXT, value=fmt))
         saved = await self.bot.app.library.saved_papers(guild_id, interaction.user.id)
         if not saved:
             await reply(interaction, localize(interaction, NOTHING_TO_EXPORT))
             return
         # Thousands of papers take a while to render: off the event loop.
-        exported = await asyncio.to_thread(export_saved, saved, fmt, utc_now().date())
-        text = localize(interaction, EXPORTED, count=len(saved), format=FORMAT_NAMES[fmt])
+        exported = await asyncio.to_thread(export_saved, saved, chosen, utc_now().date())
+        text = localize(interaction, EXPORTED, count=len(saved), format=FORMAT_NAMES[chosen])
         attachment = discord.File(io.BytesIO(exported.data), filename=exported.filename)
         await reply(interaction, text, file=attachment)
 
