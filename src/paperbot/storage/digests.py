@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from paperbot.core.models import DigestPost, DigestSettings, PostKind
 from paperbot.core.render import MessageData
+from paperbot.storage import post_states
 from paperbot.storage.backend import Database, Transaction, dialect_sql
 from paperbot.storage.db import ConstraintError
 from paperbot.storage.messages import decode_message, encode_message
@@ -254,22 +255,11 @@ async def paper_keys_of(db: Database, tx: Transaction, paper_ids: Sequence[int])
 
 
 async def mark_sent(db: Database, post_id: int, now: datetime) -> None:
-    """The request is about to leave: from now on the post may exist."""
-    async with db.transaction() as conn:
-        await conn.execute(
-            "UPDATE digest_posts SET state = 'sent', sent_at = ?, attempts = attempts + 1"
-            " WHERE id = ? AND state IN ('claimed', 'sent')",
-            (now.isoformat(), post_id),
-        )
+    await post_states.mark_sent(db, post_states.SERVER_POSTS, post_id, now)
 
 
 async def confirm(db: Database, post_id: int, message_id: int) -> None:
-    async with db.transaction() as conn:
-        await conn.execute(
-            "UPDATE digest_posts SET state = 'confirmed', message_id = ?, error = NULL"
-            " WHERE id = ?",
-            (message_id, post_id),
-        )
+    await post_states.confirm(db, post_states.SERVER_POSTS, post_id, message_id)
 
 
 async def close_post(
@@ -280,20 +270,13 @@ async def close_post(
     *,
     free_papers: bool = True,
 ) -> None:
-    """End a post that was not delivered; its papers become pickable again
-    unless it may have gone out after all (`free_papers=False`)."""
-    async with db.transaction() as conn:
-        await conn.execute(
-            "UPDATE digest_posts SET state = ?, error = ? WHERE id = ?", (state, error, post_id)
-        )
-        if free_papers:
-            await conn.execute("DELETE FROM digest_posted WHERE post_id = ?", (post_id,))
+    await post_states.close_post(
+        db, post_states.SERVER_POSTS, post_id, state, error, free_papers=free_papers
+    )
 
 
 async def note_error(db: Database, post_id: int, error: str) -> None:
-    """Keep a post open (outcome unknown) but remember why the last try failed."""
-    async with db.transaction() as conn:
-        await conn.execute("UPDATE digest_posts SET error = ? WHERE id = ?", (error, post_id))
+    await post_states.note_error(db, post_states.SERVER_POSTS, post_id, error)
 
 
 async def get_post(db: Database, post_id: int) -> DigestPost | None:

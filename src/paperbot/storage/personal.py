@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from paperbot.core.personal import PersonalPost, PersonalSettings
 from paperbot.core.render import MessageData
+from paperbot.storage import post_states
 from paperbot.storage.backend import Database
 from paperbot.storage.db import ConstraintError
 from paperbot.storage.digests import paper_keys_of
@@ -204,21 +205,11 @@ async def set_channel(db: Database, post_id: int, channel_id: int) -> None:
 
 
 async def mark_sent(db: Database, post_id: int, now: datetime) -> None:
-    async with db.transaction() as conn:
-        await conn.execute(
-            "UPDATE personal_posts SET state = 'sent', sent_at = ?, attempts = attempts + 1"
-            " WHERE id = ? AND state IN ('claimed', 'sent')",
-            (now.isoformat(), post_id),
-        )
+    await post_states.mark_sent(db, post_states.PERSONAL_POSTS, post_id, now)
 
 
 async def confirm(db: Database, post_id: int, message_id: int) -> None:
-    async with db.transaction() as conn:
-        await conn.execute(
-            "UPDATE personal_posts SET state = 'confirmed', message_id = ?, error = NULL"
-            " WHERE id = ?",
-            (message_id, post_id),
-        )
+    await post_states.confirm(db, post_states.PERSONAL_POSTS, post_id, message_id)
 
 
 async def close_post(
@@ -229,19 +220,13 @@ async def close_post(
     *,
     free_papers: bool = True,
 ) -> None:
-    """End an undelivered DM; its papers count as new again unless it may
-    have gone out after all (`free_papers=False`)."""
-    async with db.transaction() as conn:
-        await conn.execute(
-            "UPDATE personal_posts SET state = ?, error = ? WHERE id = ?", (state, error, post_id)
-        )
-        if free_papers:
-            await conn.execute("DELETE FROM personal_received WHERE post_id = ?", (post_id,))
+    await post_states.close_post(
+        db, post_states.PERSONAL_POSTS, post_id, state, error, free_papers=free_papers
+    )
 
 
 async def note_error(db: Database, post_id: int, error: str) -> None:
-    async with db.transaction() as conn:
-        await conn.execute("UPDATE personal_posts SET error = ? WHERE id = ?", (error, post_id))
+    await post_states.note_error(db, post_states.PERSONAL_POSTS, post_id, error)
 
 
 async def get_post(db: Database, post_id: int) -> PersonalPost | None:
