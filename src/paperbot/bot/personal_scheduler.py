@@ -15,13 +15,12 @@ import weakref
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo
 
 import aiohttp
 import discord
-from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from paperbot.bot.daily_jobs import next_daily_run, place_daily, remove_daily
 from paperbot.clock import utc_now
 from paperbot.core.personal import PersonalSettings
 from paperbot.core.render import MessageData
@@ -147,29 +146,20 @@ class PersonalJobs:
         if not settings.enabled:
             self.unschedule(settings.user_id)
             return
-        trigger = CronTrigger(
-            hour=settings.post_time.hour,
-            minute=settings.post_time.minute,
-            timezone=ZoneInfo(settings.timezone),
-        )
-        self.scheduler.add_job(
+        place_daily(
+            self.scheduler,
             self.run,
-            trigger,
-            args=[settings.user_id],
-            id=job_id(settings.user_id),
-            replace_existing=True,
-            coalesce=True,
-            max_instances=1,
-            misfire_grace_time=None,
+            settings.user_id,
+            job_id(settings.user_id),
+            settings.post_time,
+            settings.timezone,
         )
 
     def unschedule(self, user_id: int) -> None:
-        if self.scheduler.get_job(job_id(user_id)) is not None:
-            self.scheduler.remove_job(job_id(user_id))
+        remove_daily(self.scheduler, job_id(user_id))
 
     def next_run_time(self, user_id: int) -> datetime | None:
-        job = self.scheduler.get_job(job_id(user_id))
-        return job.next_run_time if job is not None else None
+        return next_daily_run(self.scheduler, job_id(user_id))
 
     async def run(self, user_id: int) -> DmResult:
         """One reader's daily run (also what a due job fires)."""

@@ -18,15 +18,14 @@ import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo
 
 import aiohttp
 import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
-from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from paperbot.bot import personal_scheduler
+from paperbot.bot.daily_jobs import next_daily_run, place_daily, remove_daily
 from paperbot.bot.embeds import message_kwargs
 from paperbot.bot.views.reader_actions import reader_view
 from paperbot.clock import utc_now
@@ -230,31 +229,20 @@ class DigestScheduler:
         if not settings.enabled:
             self.unschedule(settings.guild_id)
             return
-        trigger = CronTrigger(
-            hour=settings.post_time.hour,
-            minute=settings.post_time.minute,
-            timezone=ZoneInfo(settings.timezone),
-        )
-        self.scheduler.add_job(
+        place_daily(
+            self.scheduler,
             self.run,
-            trigger,
-            args=[settings.guild_id],
-            id=job_id(settings.guild_id),
-            replace_existing=True,
-            coalesce=True,
-            max_instances=1,
-            # Late is fine (a busy loop, a send queue): the service decides
-            # whether the day's post is still owed.
-            misfire_grace_time=None,
+            settings.guild_id,
+            job_id(settings.guild_id),
+            settings.post_time,
+            settings.timezone,
         )
 
     def unschedule(self, guild_id: int) -> None:
-        if self.scheduler.get_job(job_id(guild_id)) is not None:
-            self.scheduler.remove_job(job_id(guild_id))
+        remove_daily(self.scheduler, job_id(guild_id))
 
     def next_run_time(self, guild_id: int) -> datetime | None:
-        job = self.scheduler.get_job(job_id(guild_id))
-        return job.next_run_time if job is not None else None
+        return next_daily_run(self.scheduler, job_id(guild_id))
 
     async def run(self, guild_id: int) -> PostResult:
         """One server's scheduled run (also what a due job fires)."""
