@@ -80,6 +80,12 @@ class PostResult:
     papers: int = 0
 
 
+def find_post(recent: Sequence[ChannelMessage], header: str) -> ChannelMessage | None:
+    """The bot's own message whose first line is a post's header, if any: a
+    post (or DM) that went out although its confirmation was lost."""
+    return next((m for m in recent if m.by_me and m.content.split("\n", 1)[0] == header), None)
+
+
 class DigestDelivery:
     """Send, confirm and resolve digest posts (the service's delivery half)."""
 
@@ -179,9 +185,7 @@ class DigestDelivery:
             )
         except DeliveryError as exc:
             return await self._unconfirmed(post, exc, now, still_today=still_today)
-        mine = next(
-            (m for m in recent if m.by_me and m.content.split("\n", 1)[0] == post.header), None
-        )
+        mine = find_post(recent, post.header)
         if mine is not None:
             await store.confirm(self.db, post.id, mine.id)
             log.info("digest for guild %d found in history: message %d", post.guild_id, mine.id)

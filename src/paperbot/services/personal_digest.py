@@ -51,6 +51,7 @@ from paperbot.services.digest import (
     known_timezones,
     scaled,
 )
+from paperbot.services.digest_delivery import find_post
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.storage import personal as store
 from paperbot.storage.backend import Database
@@ -323,9 +324,7 @@ class PersonalDigestService:
             )
         except DeliveryError as exc:
             return await self._unconfirmed(post, exc, still_today=still_today)
-        mine = next(
-            (m for m in recent if m.by_me and m.content.split("\n", 1)[0] == post.header), None
-        )
+        mine = find_post(recent, post.header)
         if mine is not None:
             await store.confirm(self.db, post.id, mine.id)
             return DmResult(
