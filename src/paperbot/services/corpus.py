@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -47,6 +48,10 @@ class LoadReport:
     problems: tuple[Problem, ...] = field(default=())
     # What the load did that the counts do not say (a page replaced from another path, ...).
     notes: tuple[str, ...] = field(default=())
+    # Where the time went (the load benchmark's breakdown): reading, parsing
+    # and planning; writing the papers.
+    parse_seconds: float = field(default=0.0, compare=False)
+    store_seconds: float = field(default=0.0, compare=False)
 
     @property
     def clean(self) -> bool:
@@ -166,6 +171,7 @@ async def load_corpus(
     folder file older than a load of that page from another path.
     """
     limits = limits or CorpusLimits()
+    started = time.perf_counter()
     files, skipped = corpus_listing(paths)
     sources = await papers.file_sources(db)
     reads, notes = await _read_all(
@@ -184,6 +190,7 @@ async def load_corpus(
     notes += _replacements([r for r in reads if r.name in names], sources)
     keys = {title_key(e.title) for f in parsed for e in f.entries}
     plan = plan_load(await papers.records_touching(db, names, keys), parsed)
+    planned = time.perf_counter()
     await papers.apply_load(
         db,
         plan,
@@ -200,7 +207,12 @@ async def load_corpus(
         *held_back,
     ]
     problems += [p for r in reads if isinstance(r.result, ParsedFile) for p in r.result.problems]
-    return _load_report(len(files), plan, same_entries, same_keys, problems, notes)
+    report = _load_report(len(files), plan, same_entries, same_keys, problems, notes)
+    return replace(
+        report,
+        parse_seconds=planned - started,
+        store_seconds=time.perf_counter() - planned,
+    )
 
 
 def _load_report(

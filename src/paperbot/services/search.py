@@ -24,6 +24,7 @@ from paperbot.config import SearchSettings
 from paperbot.core import search as core
 from paperbot.core.models import Paper
 from paperbot.core.search import ParsedQuery, QueryProblem, parse_query
+from paperbot.services.paper_texts import PaperTexts
 from paperbot.services.workers import WORKER_THRESHOLD, off_loop
 from paperbot.storage import papers as paper_store
 from paperbot.storage import search_index as index_store
@@ -180,15 +181,17 @@ class SearchService:
             return False
         return self._version == await self._corpus_version()
 
-    async def refresh(self) -> core.SearchIndex:
-        """Bring the index up to date now, waiting for any rebuild."""
+    async def refresh(self, texts: PaperTexts | None = None) -> core.SearchIndex:
+        """Bring the index up to date now, waiting for any rebuild. A full
+        build takes the papers' normal forms from `texts` when given (a
+        load shares them with the topic corpus)."""
         self.forget_version()
         version = await self._corpus_version()
         if self._index is not None and self._version == version:
             return self._index
-        return await self._refresh(version)
+        return await self._refresh(version, texts)
 
-    async def _refresh(self, version: int) -> core.SearchIndex:
+    async def _refresh(self, version: int, texts: PaperTexts | None = None) -> core.SearchIndex:
         async with self._lock:
             if self._index is not None and self._version == version:
                 return self._index
@@ -197,7 +200,7 @@ class SearchService:
             if index is None:
                 index, source = await self._load_stored(version), "stored"
             if index is None:
-                index, source = await self._build_and_store(version), "built"
+                index, source = await self._build_and_store(version, texts), "built"
             self._index, self._version = index, version
             # The watermark of the papers this index holds (its own last id:
             # the previous index's would never match after an append, and
@@ -287,11 +290,19 @@ class SearchService:
             log.warning("stored search index unreadable (%s); rebuilding", exc)
             return None
 
-    async def _build_and_store(self, version: int) -> core.SearchIndex:
+    async def _build_and_store(
+        self, version: int, texts: PaperTexts | None = None
+    ) -> core.SearchIndex:
         # A load usually ran just before: hand its freed heap back first, so
         # the build's peak does not stack on top of it.
         release_free_memory()
-        columns = await index_store.paper_columns(self._db)
+        normal_titles: list[str] | None = None
+        if texts is not None:
+            shared = await texts.get()
+            columns = replace(shared.columns, summaries=list(shared.summaries))
+            normal_titles = shared.titles
+        else:
+            columns = await index_store.paper_columns(self._db)
         size = len(columns.ids)
         # In a worker process at scale (the build would hold the GIL for
         # seconds); then the previous index cannot lend it its strings.
@@ -304,6 +315,7 @@ class SearchService:
             years=columns.years,
             summaries=columns.summaries,
             previous=self._index if size < WORKER_THRESHOLD else None,
+            normal_titles=normal_titles,
         )
         del columns
         # Serve the new index at once: the previous one is freed before the

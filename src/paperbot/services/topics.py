@@ -48,7 +48,8 @@ from paperbot.core.topics import (
     suggest,
     vocabulary_fingerprint,
 )
-from paperbot.services.workers import off_loop
+from paperbot.services.paper_texts import PaperTexts
+from paperbot.services.workers import off_lane, off_loop
 from paperbot.storage import papers, search_index
 from paperbot.storage.backend import Database
 from paperbot.storage.db import StorageError
@@ -252,12 +253,15 @@ class TopicService:
             return
         self._stored_version = snapshot.version
 
-    async def prepare_stored(self) -> str:
+    async def prepare_stored(self, texts: PaperTexts | None = None) -> str:
         """For `paperbot load`: the stored corpus and matches current for the
         next start, without keeping a fully built corpus in this process
         (the worker builds, matches and encodes it: ~80 MB of arrays cross
         back instead of ~300 MB of objects at 100,000 papers). What can be
-        extended is extended as `warm` does. Returns how it became current."""
+        extended is extended as `warm` does. Returns how it became current.
+        A full build takes the papers' normal forms from `texts` when given
+        (a load shares them with the search index), in worker lane 1 (the
+        search index builds in lane 0 meanwhile)."""
         version = await papers.corpus_version(self.db)
         tag = await search_index.stored_version(self.db, "topics")
         if tag == (version, TOPICS_FORMAT):
@@ -265,13 +269,18 @@ class TopicService:
         if self._snapshot is not None or tag is not None:
             await self.warm()
             return self.last_source or "current"
-        columns = await search_index.paper_columns(self.db)
-        rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
-        del columns
+        normal = texts is not None
+        if texts is not None:
+            shared = await texts.get()
+            rows = list(zip(shared.columns.ids, shared.titles, shared.summaries, strict=True))
+        else:
+            columns = await search_index.paper_columns(self.db)
+            rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
+            del columns
         if len(rows) < _THREAD_THRESHOLD:
             await self.warm()
             return self.last_source or "current"
-        arrays = await off_loop(len(rows), stored_form, rows, self.vocabulary)
+        arrays = await off_lane(1, len(rows), stored_form, rows, self.vocabulary, normal)
         mark = await search_index.papers_up_to(self.db, rows[-1][0])
         del rows
         if await papers.corpus_version(self.db) != version:
