@@ -170,6 +170,8 @@ class App:
             index_task.cancel()
             topics_task.cancel()
             raise
+        finally:
+            texts.close()
         status = self.search.last_status
         return Prepared(
             size,

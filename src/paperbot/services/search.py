@@ -24,7 +24,7 @@ from paperbot.config import SearchSettings
 from paperbot.core import search as core
 from paperbot.core.models import Paper
 from paperbot.core.search import ParsedQuery, QueryProblem, parse_query
-from paperbot.services.paper_texts import PaperTexts
+from paperbot.services.paper_texts import PaperTexts, build_index_from
 from paperbot.services.workers import WORKER_THRESHOLD, off_loop
 from paperbot.storage import papers as paper_store
 from paperbot.storage import search_index as index_store
@@ -296,13 +296,12 @@ class SearchService:
         # A load usually ran just before: hand its freed heap back first, so
         # the build's peak does not stack on top of it.
         release_free_memory()
-        normal_titles: list[str] | None = None
         if texts is not None:
             shared = await texts.get()
-            columns = replace(shared.columns, summaries=list(shared.summaries))
-            normal_titles = shared.titles
-        else:
-            columns = await index_store.paper_columns(self._db)
+            index = await off_loop(len(shared.columns.ids), build_index_from, shared)
+            del shared
+            return await self._serve_and_store(index, version)
+        columns = await index_store.paper_columns(self._db)
         size = len(columns.ids)
         # In a worker process at scale (the build would hold the GIL for
         # seconds); then the previous index cannot lend it its strings.
@@ -315,9 +314,11 @@ class SearchService:
             years=columns.years,
             summaries=columns.summaries,
             previous=self._index if size < WORKER_THRESHOLD else None,
-            normal_titles=normal_titles,
         )
         del columns
+        return await self._serve_and_store(index, version)
+
+    async def _serve_and_store(self, index: core.SearchIndex, version: int) -> core.SearchIndex:
         # Serve the new index at once: the previous one is freed before the
         # save instead of after it.
         self._index, self._version = index, version

@@ -48,7 +48,7 @@ from paperbot.core.topics import (
     suggest,
     vocabulary_fingerprint,
 )
-from paperbot.services.paper_texts import PaperTexts
+from paperbot.services.paper_texts import PaperTexts, topics_stored_form_from
 from paperbot.services.workers import off_lane, off_loop
 from paperbot.storage import papers, search_index
 from paperbot.storage.backend import Database
@@ -269,20 +269,28 @@ class TopicService:
         if self._snapshot is not None or tag is not None:
             await self.warm()
             return self.last_source or "current"
-        normal = texts is not None
         if texts is not None:
             shared = await texts.get()
-            rows = list(zip(shared.columns.ids, shared.titles, shared.summaries, strict=True))
+            ids = shared.columns.ids
+            if len(ids) < _THREAD_THRESHOLD:
+                await self.warm()
+                return self.last_source or "current"
+            arrays = await off_lane(
+                1, len(ids), topics_stored_form_from, ids, shared.files, self.vocabulary
+            )
+            last_id = ids[-1]
+            del shared, ids
         else:
             columns = await search_index.paper_columns(self.db)
             rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
             del columns
-        if len(rows) < _THREAD_THRESHOLD:
-            await self.warm()
-            return self.last_source or "current"
-        arrays = await off_lane(1, len(rows), stored_form, rows, self.vocabulary, normal)
-        mark = await search_index.papers_up_to(self.db, rows[-1][0])
-        del rows
+            if len(rows) < _THREAD_THRESHOLD:
+                await self.warm()
+                return self.last_source or "current"
+            arrays = await off_lane(1, len(rows), stored_form, rows, self.vocabulary)
+            last_id = rows[-1][0]
+            del rows
+        mark = await search_index.papers_up_to(self.db, last_id)
         if await papers.corpus_version(self.db) != version:
             return "skipped"  # a load raced this one: the next start builds
         arrays["mark"] = np.asarray(mark, dtype=np.int64)

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from paperbot.services import worker_transfer
+
 __all__ = [
     "LANES",
     "WORKER_THRESHOLD",
@@ -46,7 +48,12 @@ R = TypeVar("R")
 
 # Imported once by the fork server, so each fresh worker starts in a fraction
 # of a second instead of importing numpy, OpenCC and rapidfuzz again.
-_PRELOAD = ["paperbot.core.search", "paperbot.core.topics", "paperbot.core.corpus"]
+_PRELOAD = [
+    "paperbot.core.search",
+    "paperbot.core.topics",
+    "paperbot.core.corpus",
+    "paperbot.services.paper_texts",
+]
 
 LANES = 2
 """Worker processes that can run at once, one per lane (lane 0 is `in_worker`'s)."""
@@ -108,13 +115,21 @@ async def in_lane(lane: int, fn: Callable[P, R], *args: P.args, **kwargs: P.kwar
     if not 0 <= lane < LANES:
         raise ValueError(f"no worker lane {lane}")
     call = functools.partial(fn, *args, **kwargs)
+    path = worker_transfer.spill_path()
+    # Large arrays come back through a file, not the pipe (`worker_transfer`).
+    job = functools.partial(worker_transfer.run_and_spill, call, path)
     loop = asyncio.get_running_loop()
     try:
-        return await loop.run_in_executor(_executor(lane), call)
-    except BrokenProcessPool:
-        log.warning("the worker process died; starting a new one and retrying")
-        _discard_broken(lane)
-        return await loop.run_in_executor(_executor(lane), call)
+        try:
+            result = await loop.run_in_executor(_executor(lane), job)
+        except BrokenProcessPool:
+            log.warning("the worker process died; starting a new one and retrying")
+            _discard_broken(lane)
+            worker_transfer.discard(path)
+            result = await loop.run_in_executor(_executor(lane), job)
+        return worker_transfer.receive(result)
+    finally:
+        worker_transfer.discard(path)
 
 
 def _discard_broken(lane: int) -> None:
