@@ -116,9 +116,7 @@ def _char_postings(docs: list[str], chunk: int = 8192) -> dict[int, PosArray]:
     starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
     ends = np.append(starts[1:], len(codes)).tolist()
     firsts = codes[starts].tolist()
-    return {
-        code: positions[s:e] for code, s, e in zip(firsts, starts.tolist(), ends, strict=True)
-    }
+    return {code: positions[s:e] for code, s, e in zip(firsts, starts.tolist(), ends, strict=True)}
 
 
 def _postings(keys: npt.NDArray[np.integer[Any]], docs: PosArray) -> dict[int, PosArray]:
