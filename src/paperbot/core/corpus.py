@@ -19,7 +19,7 @@ import codecs
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from paperbot.core.models import Entry, PaperRecord, ParsedFile, Problem, Source
@@ -157,9 +157,14 @@ def _decode_replacing(data: bytes) -> tuple[str, list[int], int]:
 
 
 def parse_text(
-    text: str, file: str, default_area: str, limits: CorpusLimits | None = None
+    text: str,
+    file: str,
+    default_area: str,
+    limits: CorpusLimits | None = None,
+    key: Callable[[str], str] = title_key,
 ) -> ParsedFile:
-    """Parse one page in either layout, within `limits`."""
+    """Parse one page in either layout, within `limits` (`key`: how a
+    title's `title_key` is had, e.g. a load's `TitleKeys`)."""
     limits = limits or CorpusLimits()
     lines = [
         strip_invisible(line).strip() for line in _LINE_BREAK.split(text.removeprefix("\ufeff"))
@@ -180,7 +185,7 @@ def parse_text(
             f"({limits.max_entries_per_file}): skipped"
         )
         return ParsedFile(file, (), (Problem(file, None, reason),))
-    problems += _noise_warning(file, entries)
+    problems += _noise_warning(file, entries, key)
     return ParsedFile(file, tuple(entries), tuple(problems))
 
 
@@ -188,11 +193,13 @@ def parse_text(
 _NOISE_MIN_ENTRIES = 20
 
 
-def _noise_warning(file: str, entries: Sequence[Entry]) -> list[Problem]:
+def _noise_warning(
+    file: str, entries: Sequence[Entry], key: Callable[[str], str] = title_key
+) -> list[Problem]:
     """A warning when most "titles" repeat: a generated or corrupted page."""
     if len(entries) < _NOISE_MIN_ENTRIES:
         return []
-    distinct = len({title_key(e.title) for e in entries})
+    distinct = len({key(e.title) for e in entries})
     if distinct * 2 >= len(entries):
         return []
     reason = (
@@ -386,11 +393,13 @@ def _entry(ctx: _Context, title: str, summaries: tuple[str, ...], line: int) -> 
     )
 
 
-def merge_entries(entries: Iterable[Entry]) -> list[PaperRecord]:
+def merge_entries(
+    entries: Iterable[Entry], key: Callable[[str], str] = title_key
+) -> list[PaperRecord]:
     """Group entries by normalised title; the first entry names the paper."""
     groups: dict[str, list[Entry]] = {}
     for entry in entries:
-        groups.setdefault(title_key(entry.title), []).append(entry)
+        groups.setdefault(key(entry.title), []).append(entry)
     return [_record(key, group) for key, group in groups.items()]
 
 

@@ -60,6 +60,21 @@ def title_key(title: str) -> str:
     return collapse_whitespace(unicodedata.normalize("NFKC", strip_invisible(title)).casefold())
 
 
+class TitleKeys:
+    """`title_key` that remembers, for one load: parsing, the shrink guard,
+    the stored records to read and the plan each need every title's key,
+    and working it out is most of their cost at 100,000 papers."""
+
+    def __init__(self) -> None:
+        self._keys: dict[str, str] = {}
+
+    def __call__(self, title: str) -> str:
+        key = self._keys.get(title)
+        if key is None:
+            key = self._keys[title] = title_key(title)
+        return key
+
+
 @lru_cache(maxsize=4096)
 def to_simplified(text: str) -> str:
     """Traditional (and Taiwan-vocabulary) Chinese to simplified."""

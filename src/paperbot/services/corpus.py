@@ -15,7 +15,7 @@ from paperbot.config import CorpusSettings
 from paperbot.core.corpus import PARSER_VERSION, CorpusLimits, decode_page, parse_text
 from paperbot.core.load_plan import LoadPlan, loaded_files, plan_load
 from paperbot.core.models import FileSource, Paper, PaperColumns, ParsedFile, Problem, VenueCount
-from paperbot.core.text import title_key
+from paperbot.core.text import TitleKeys
 from paperbot.services.corpus_files import corpus_listing
 from paperbot.storage import papers
 from paperbot.storage import search_index as index_store
@@ -98,7 +98,11 @@ class _FileRead:
 
 
 def _read_one(
-    path: Path, default_area: str, known: Mapping[str, str], limits: CorpusLimits
+    path: Path,
+    default_area: str,
+    known: Mapping[str, str],
+    limits: CorpusLimits,
+    key: TitleKeys,
 ) -> _FileRead:
     try:
         data = _read_within(path, limits.max_file_bytes)
@@ -117,7 +121,7 @@ def _read_one(
     if isinstance(decoded, Problem):
         return _FileRead(path, None, decoded)
     text, bad_lines = decoded
-    parsed = parse_text(text, path.name, default_area, limits)
+    parsed = parse_text(text, path.name, default_area, limits, key)
     parsed = replace(parsed, problems=tuple(sorted((*bad_lines, *parsed.problems), key=_where)))
     return _FileRead(path, fingerprint, parsed)
 
@@ -172,6 +176,7 @@ async def load_corpus(
     """
     limits = limits or CorpusLimits()
     started = time.perf_counter()
+    key = TitleKeys()  # every step below needs every title's key
     files, skipped = corpus_listing(paths)
     sources = await papers.file_sources(db)
     reads, notes = await _read_all(
@@ -181,15 +186,17 @@ async def load_corpus(
         sources if startup else {},
         progress,
         limits,
+        key,
     )
     held_back: list[Problem] = []
     if not allow_shrink:
-        reads, held_back = await _hold_back_shrunk(db, reads)
+        reads, held_back = await _hold_back_shrunk(db, reads, key)
     parsed = loaded_files([r.result for r in reads if isinstance(r.result, ParsedFile)])
     names = {f.file for f in parsed}
     notes += _replacements([r for r in reads if r.name in names], sources)
-    keys = {title_key(e.title) for f in parsed for e in f.entries}
-    plan = plan_load(await papers.records_touching(db, names, keys), parsed)
+    keys = {key(e.title) for f in parsed for e in f.entries}
+    plan = plan_load(await papers.records_touching(db, names, keys), parsed, key)
+    del key
     planned = time.perf_counter()
     await papers.apply_load(
         db,
@@ -255,12 +262,13 @@ async def _read_all(
     protected: Mapping[str, FileSource],
     progress: Callable[[Path], object] | None,
     limits: CorpusLimits,
+    key: TitleKeys,
 ) -> tuple[list[_FileRead], list[str]]:
     """Read every file; a file older than a load of its page from elsewhere
     (`protected`: given for a start-up load) is held back with a warning."""
     reads, notes = [], []
     for path in files:
-        read = _read_one(path, default_area, known, limits)
+        read = _read_one(path, default_area, known, limits, key)
         newer = _newer_load_elsewhere(read, protected.get(read.name))
         if newer is not None:
             log.warning("%s", newer)
@@ -300,7 +308,7 @@ def shrink_reason(before: Collection[str], after: Collection[str]) -> str | None
 
 
 async def _hold_back_shrunk(
-    db: Database, reads: list[_FileRead]
+    db: Database, reads: list[_FileRead], key: TitleKeys
 ) -> tuple[list[_FileRead], list[Problem]]:
     """Hold back every page that shrinks sharply, with a problem naming it."""
     pages = {
@@ -314,7 +322,7 @@ async def _hold_back_shrunk(
     problems: list[Problem] = []
     for read in reads:
         page = pages.get(read.name)
-        after = {title_key(e.title) for e in page.entries} if page else set()
+        after = {key(e.title) for e in page.entries} if page else set()
         reason = shrink_reason(before.get(read.name, set()), after) if page else None
         if reason is None:
             kept.append(read)

@@ -31,11 +31,20 @@ from paperbot.storage.backend import Database
 
 @dataclass(frozen=True, slots=True)
 class SharedTexts:
-    """Every live paper in id order: `columns` as stored (its `summaries`
-    left empty: their normal forms are in `files`, in order)."""
+    """Every live paper's id in id order; the rest (the stored columns and
+    the normal form of each title and summary) is in `files`, in order."""
+
+    ids: list[int]
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    """What one file holds: stored columns and normal forms of some papers."""
 
     columns: PaperColumns
-    files: tuple[str, ...]
+    normal_titles: list[str]
+    normal_summaries: list[str]
 
 
 class PaperTexts:
@@ -57,8 +66,7 @@ class PaperTexts:
                 columns = await search_index.paper_columns(self._db)
                 self._folder = tempfile.mkdtemp(prefix="paperbot-texts-")
                 files = await _normalize_into(columns, Path(self._folder))
-                columns.summaries = []
-                self._value = SharedTexts(columns, files)
+                self._value = SharedTexts(columns.ids, files)
                 self.seconds = time.perf_counter() - start
             return self._value
 
@@ -70,67 +78,72 @@ class PaperTexts:
 
 
 async def _normalize_into(columns: PaperColumns, folder: Path) -> tuple[str, ...]:
-    """`normalize_columns` of the titles and summaries into files: at scale
-    a part per worker lane, at the same time."""
+    """The columns and their normal forms into files: at scale a part per
+    worker lane, at the same time."""
     size = len(columns.ids)
     lanes = workers.LANES if size >= workers.WORKER_THRESHOLD else 1
     step = max(1, -(-size // lanes))
     files = tuple(str(folder / f"part-{lane}") for lane in range(lanes))
+    parts = [_slice(columns, lane * step, (lane + 1) * step) for lane in range(lanes)]
     await asyncio.gather(
         *(
-            workers.off_lane(
-                lane,
-                size,
-                normalize_to_file,
-                columns.titles[lane * step : (lane + 1) * step],
-                columns.summaries[lane * step : (lane + 1) * step],
-                files[lane],
-            )
-            for lane in range(lanes)
+            workers.off_lane(lane, size, normalize_to_file, part, files[lane])
+            for lane, part in enumerate(parts)
         )
     )
     return files
 
 
-def normalize_to_file(titles: list[str], summaries: list[str], path: str) -> None:
-    """In a worker: the normal forms of one part, written to `path`."""
-    normal = normalize_columns(titles, summaries)
+def _slice(columns: PaperColumns, start: int, end: int) -> PaperColumns:
+    return PaperColumns(
+        ids=columns.ids[start:end],
+        titles=columns.titles[start:end],
+        venues=columns.venues[start:end],
+        years=columns.years[start:end],
+        summaries=columns.summaries[start:end],
+    )
+
+
+def normalize_to_file(columns: PaperColumns, path: str) -> None:
+    """In a worker: some papers' columns and normal forms, written to `path`."""
+    titles, summaries = normalize_columns(list(columns.titles), columns.summaries)
+    columns.summaries = []  # normalised in place: the raw ones are not needed
     with Path(path).open("xb") as out:
-        pickle.dump(normal, out, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump(_Part(columns, titles, summaries), out, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def read_texts(files: tuple[str, ...]) -> tuple[list[str], list[str]]:
-    """The normal titles and summaries `normalize_to_file` wrote, in order."""
-    titles: list[str] = []
-    summaries: list[str] = []
+def read_texts(files: tuple[str, ...]) -> _Part:
+    """Every paper's columns (no raw summaries) and normal forms that
+    `normalize_to_file` wrote, in order."""
+    whole = _Part(PaperColumns(), [], [])
     for path in files:
         with Path(path).open("rb") as source:
             # Written by this load's own workers into its private folder.
-            part_titles, part_summaries = pickle.load(source)
-        titles += part_titles
-        summaries += part_summaries
-    return titles, summaries
+            part: _Part = pickle.load(source)
+        for name in ("ids", "titles", "venues", "years"):
+            getattr(whole.columns, name).extend(getattr(part.columns, name))
+        whole.normal_titles.extend(part.normal_titles)
+        whole.normal_summaries.extend(part.normal_summaries)
+    return whole
 
 
-def build_index_from(texts: SharedTexts) -> SearchIndex:
+def build_index_from(files: tuple[str, ...]) -> SearchIndex:
     """In a worker: the search index of the shared texts."""
-    normal_titles, normal_summaries = read_texts(texts.files)
-    columns = texts.columns
+    part = read_texts(files)
+    columns = part.columns
     return build_index_columns(
         ids=columns.ids,
         titles=columns.titles,
         venues=columns.venues,
         years=columns.years,
-        summaries=normal_summaries,
-        normal_titles=normal_titles,
+        summaries=part.normal_summaries,
+        normal_titles=part.normal_titles,
     )
 
 
-def topics_stored_form_from(
-    ids: list[int], files: tuple[str, ...], vocabulary: Vocabulary
-) -> dict[str, Any]:
+def topics_stored_form_from(files: tuple[str, ...], vocabulary: Vocabulary) -> dict[str, Any]:
     """In a worker: the topic corpus and matches of the shared texts, stored form."""
-    titles, summaries = read_texts(files)
-    rows = list(zip(ids, titles, summaries, strict=True))
-    del titles, summaries
+    part = read_texts(files)
+    rows = list(zip(part.columns.ids, part.normal_titles, part.normal_summaries, strict=True))
+    del part
     return stored_form(rows, vocabulary, normal=True)

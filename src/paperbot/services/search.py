@@ -298,7 +298,7 @@ class SearchService:
         release_free_memory()
         if texts is not None:
             shared = await texts.get()
-            index = await off_loop(len(shared.columns.ids), build_index_from, shared)
+            index = await off_loop(len(shared.ids), build_index_from, shared.files)
             del shared
             return await self._serve_and_store(index, version)
         columns = await index_store.paper_columns(self._db)

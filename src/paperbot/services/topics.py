@@ -271,12 +271,12 @@ class TopicService:
             return self.last_source or "current"
         if texts is not None:
             shared = await texts.get()
-            ids = shared.columns.ids
+            ids = shared.ids
             if len(ids) < _THREAD_THRESHOLD:
                 await self.warm()
                 return self.last_source or "current"
             arrays = await off_lane(
-                1, len(ids), topics_stored_form_from, ids, shared.files, self.vocabulary
+                1, len(ids), topics_stored_form_from, shared.files, self.vocabulary
             )
             last_id = ids[-1]
             del shared, ids

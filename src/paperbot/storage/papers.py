@@ -208,6 +208,11 @@ async def venues(db: Database) -> list[VenueCount]:
     return [VenueCount(v, y, n) for v, y, n in await db.fetch_all(sql)]
 
 
+#: `json.dumps(value, ensure_ascii=False)` without building an encoder per
+#: call (that is what `dumps` does for any non-default option): the same text.
+_to_json = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _row(record: PaperRecord) -> tuple[Any, ...]:
     return (
         record.key,
@@ -215,8 +220,8 @@ def _row(record: PaperRecord) -> tuple[Any, ...]:
         record.venue,
         record.year,
         record.area,
-        json.dumps([_encode_entry(e) for e in record.entries], ensure_ascii=False),
-        json.dumps(record.summaries, ensure_ascii=False),
+        _to_json([_encode_entry(e) for e in record.entries]),
+        _to_json(record.summaries),
     )
 
 
