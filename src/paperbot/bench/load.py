@@ -93,7 +93,6 @@ async def _load(db_path: Path, corpus: Path) -> dict[str, Any]:
         "index": prepared.index_source,
         "topics": prepared.topics_source,
         "reload_unchanged_s": reload_s,
-        "reload_index": again.index_source,
         "reload_topics": again.topics_source,
         "peak_rss_mb": peak_rss_mb(),
         "worker_peak_rss_mb": tree.worker_mb,

@@ -9,13 +9,16 @@ from typing import Any
 
 from paperbot.core.load_plan import LoadPlan
 from paperbot.core.models import Entry, FileSource, Paper, PaperRecord, Source, VenueCount
-from paperbot.storage.backend import Database, dialect_sql
+from paperbot.storage.backend import Database, Transaction, dialect_sql
 
 CORPUS_VERSION_KEY = "corpus_version"
 # Counts the loads that changed or removed papers (not only added some).
 REWRITES_KEY = "corpus_rewrites"
 FINGERPRINT_PREFIX = "file_fingerprint:"
 SOURCE_PREFIX = "file_source:"
+#: Papers written by one load from which SQLite gets a larger page cache.
+BULK_ROWS = 10_000
+BULK_CACHE_KIB = 64 * 1024
 #: The columns `paper_from_row` reads, in its order.
 PAPER_COLUMNS = ("id", "title", "venue", "year", "area", "summaries", "entries")
 _PAPER_COLUMNS = ", ".join(PAPER_COLUMNS)
@@ -123,6 +126,7 @@ async def apply_load(
     async with db.transaction() as conn:
         # Processes starting together load the same pages: one at a time.
         await conn.lock("corpus-load")
+        cache_size = await _bulk_cache(db, conn, len(plan.inserts) + len(plan.updates))
         await conn.executemany(
             "INSERT INTO papers (key, title, venue, year, area, entries, summaries,"
             " added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -138,6 +142,8 @@ async def apply_load(
             " summaries = ?, updated_at = ? WHERE key = ?",
             ((*_row(r)[1:], stamp, r.key) for r in plan.updates),
         )
+        if cache_size is not None:
+            await conn.execute(f"PRAGMA cache_size={cache_size:d}")
         await conn.executemany(
             "UPDATE papers SET retired_at = ?, updated_at = ? WHERE key = ?",
             [(stamp, stamp, k) for k in plan.removals],
@@ -161,6 +167,18 @@ async def apply_load(
         if plan.updates or plan.removals:
             # Papers already indexed changed: an index cannot just append.
             await conn.execute(bump, (REWRITES_KEY,))
+
+
+async def _bulk_cache(db: Database, conn: Transaction, rows: int) -> int | None:
+    """For a bulk write on SQLite, a larger page cache (its key index
+    outgrows the 2 MB default, which then spills pages mid-transaction);
+    returns the size to set back afterwards (a long-running bot does not
+    keep the pages), or None when nothing changed."""
+    if db.dialect != "sqlite" or rows < BULK_ROWS:
+        return None
+    row = await conn.fetch_one("PRAGMA cache_size")
+    await conn.execute(f"PRAGMA cache_size=-{BULK_CACHE_KIB:d}")
+    return int(row[0]) if row else None
 
 
 async def corpus_version(db: Database) -> int:
