@@ -45,22 +45,7 @@ _FILE_VENUE = re.compile(r"(?P<venue>[A-Za-z]+)[-_ ]?(?P<year>(?:19|20)\d{2})")
 # Known spellings; anything else keeps the file's own casing.
 _VENUE_NAMES = {
     name.casefold(): name
-    for name in (
-        "NeurIPS",
-        "ICML",
-        "ICLR",
-        "ACL",
-        "EMNLP",
-        "NAACL",
-        "CVPR",
-        "ICCV",
-        "ECCV",
-        "AAAI",
-        "IJCAI",
-        "COLM",
-        "KDD",
-        "TMLR",
-    )
+    for name in "NeurIPS ICML ICLR ACL EMNLP NAACL CVPR ICCV ECCV AAAI IJCAI COLM KDD TMLR".split()
 }
 _METADATA_MARKERS = ("同领域", "高频主题", "跨会议")
 
