@@ -37,7 +37,6 @@ from paperbot.core.search._query import (
     MAX_ALTERNATIVES,
     MAX_YEAR,
     MIN_YEAR,
-    STOP_WORDS,
     ParsedQuery,
     QueryProblem,
     Term,
@@ -56,6 +55,7 @@ from paperbot.core.search._recall import (
 )
 from paperbot.core.search._rerank import rerank_one, rerank_scores
 from paperbot.core.search._weights import ALTERNATIVE, CANDIDATES, LONG_QUERY_ALTERNATIVE
+from paperbot.core.search._words import STOP_WORDS
 
 __all__ = [
     "ALTERNATIVE",
