@@ -41,6 +41,7 @@ from paperbot.core.search._query import (
     QueryProblem,
     Term,
     bilingual_table,
+    concept_translations,
     expand_terms,
     parse_query,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "build_index",
     "build_index_columns",
     "char_grams",
+    "concept_translations",
     "expand_terms",
     "filter_mask",
     "from_arrays",

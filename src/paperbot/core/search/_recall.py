@@ -55,7 +55,7 @@ def term_scores(index: SearchIndex, term: Term) -> TermScores:
     direct = _text_scores(index, term.text)
     scores = direct.scores
     for alt in term.alternatives:
-        np.maximum(scores, term.alt_weight * _text_scores(index, alt).scores, out=scores)
+        np.maximum(scores, term.weight_of(alt) * _text_scores(index, alt).scores, out=scores)
     return TermScores(scores, direct.weight)
 
 

@@ -64,8 +64,8 @@ def rerank_fields(
         best, hits = term_match(term.text, fields)
         for alt in term.alternatives:
             alt_score, alt_hits = phrase_match(normalized_alias(alt), fields)
-            if alt_score * term.alt_weight > best:
-                best, hits = alt_score * term.alt_weight, alt_hits
+            if alt_score * term.weight_of(alt) > best:
+                best, hits = alt_score * term.weight_of(alt), alt_hits
         strengths.append(best)
         matched.extend(hits)
     _credit_joined_pairs(terms, fields, strengths, matched)
@@ -206,12 +206,12 @@ def _lift_by_alternatives(
 ) -> None:
     """Raise each candidate's strength to what an alias of the term gives."""
     for i, (t, s) in enumerate(zip(titles, summaries, strict=True)):
-        if strengths[i] >= term.alt_weight:
+        if strengths[i] >= term.max_alt_weight:
             continue  # an alias scores at most its weight
         for alt in term.alternatives:
             alt_score, _ = phrase_match(normalized_alias(alt), (t, s))
-            if alt_score * term.alt_weight > strengths[i]:
-                strengths[i] = alt_score * term.alt_weight
+            if alt_score * term.weight_of(alt) > strengths[i]:
+                strengths[i] = alt_score * term.weight_of(alt)
 
 
 def _credit_joined_pairs_fast(

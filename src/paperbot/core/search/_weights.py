@@ -34,6 +34,11 @@ ALTERNATIVE = 0.6
 # long queries made them worse, short ones gained most).
 LONG_QUERY_TERMS = 4
 LONG_QUERY_ALTERNATIVE = 0.5
+# A translation (the other language's term of the same bilingual concept)
+# counts more than a topic's broader aliases: 零阶优化 in a summary says
+# zeroth-order, where 优化器 only says "optimizers".
+TRANSLATION = 0.75
+LONG_QUERY_TRANSLATION = 0.65
 PHRASE_PARTS = 0.95
 # A term at least this heavy (squashed IDF: in under ~5% of papers) matched
 # exactly in a summary counts this much: above a fuzzy title match.

@@ -77,6 +77,130 @@ QUESTION_WORDS = frozenset(
         "something",
     ]
 )
+# Closed-class English words (pronouns, determiners and quantifiers,
+# auxiliaries, conjunctions, prepositions, degree and time adverbs): the
+# grammar of a sentence, never its topic. Their document frequency cannot
+# tell: the summaries are Chinese, so `they` or `than` occur in a handful
+# of English titles and would look as rare as `shampoo`. Dropped from a
+# query like question words, unless nothing else is left ("less is more").
+FUNCTION_WORDS = frozenset(
+    [
+        "he",
+        "she",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "it",
+        "itself",
+        "one",
+        "ones",
+        "us",
+        "him",
+        "her",
+        "his",
+        "hers",
+        "am",
+        "was",
+        "were",
+        "been",
+        "being",
+        "has",
+        "have",
+        "had",
+        "having",
+        "done",
+        "doing",
+        "all",
+        "both",
+        "each",
+        "every",
+        "either",
+        "neither",
+        "few",
+        "many",
+        "much",
+        "more",
+        "most",
+        "less",
+        "least",
+        "other",
+        "others",
+        "another",
+        "such",
+        "same",
+        "several",
+        "own",
+        "only",
+        "very",
+        "too",
+        "also",
+        "just",
+        "even",
+        "still",
+        "already",
+        "again",
+        "ever",
+        "never",
+        "not",
+        "no",
+        "nor",
+        "yet",
+        "so",
+        "than",
+        "then",
+        "thus",
+        "hence",
+        "therefore",
+        "however",
+        "though",
+        "although",
+        "because",
+        "since",
+        "while",
+        "whereas",
+        "if",
+        "unless",
+        "until",
+        "whether",
+        "after",
+        "before",
+        "during",
+        "through",
+        "over",
+        "under",
+        "above",
+        "below",
+        "between",
+        "among",
+        "against",
+        "across",
+        "along",
+        "around",
+        "behind",
+        "beyond",
+        "within",
+        "without",
+        "toward",
+        "towards",
+        "upon",
+        "onto",
+        "off",
+        "out",
+        "up",
+        "down",
+        "per",
+        "here",
+        "now",
+        "often",
+        "always",
+        "sometimes",
+    ]
+)
+# Chinese particles, prepositions and conjunctions (the grammar characters
+# of a question: 在, 中, 的, 了...). One alone is dropped like a question
+# word; at the edge of a longer piece it is cut off.
+CJK_PARTICLES = "在中的了是和与及或对把被让从向于将就都也而吗呢吧啊"
 CJK_QUESTION_WORDS = (
     "为什么",
     "怎么样",
@@ -130,4 +254,9 @@ GENERIC_WORDS = frozenset(
 
 def is_question_word(text: str) -> bool:
     """A word that frames a question (how, why, 为什么) rather than a topic."""
-    return text in QUESTION_WORDS or text in CJK_QUESTION_WORDS
+    return (
+        text in QUESTION_WORDS
+        or text in CJK_QUESTION_WORDS
+        or text in FUNCTION_WORDS
+        or (len(text) == 1 and text in CJK_PARTICLES)
+    )
