@@ -55,7 +55,13 @@ from paperbot.core.search._recall import (
     top_candidates,
 )
 from paperbot.core.search._rerank import rerank_one, rerank_scores
-from paperbot.core.search._weights import ALTERNATIVE, CANDIDATES, LONG_QUERY_ALTERNATIVE
+from paperbot.core.search._weights import (
+    ALTERNATIVE,
+    CANDIDATES,
+    LONG_QUERY_ALTERNATIVE,
+    LONG_QUERY_TRANSLATION,
+    TRANSLATION,
+)
 from paperbot.core.search._words import STOP_WORDS
 
 __all__ = [
@@ -64,10 +70,12 @@ __all__ = [
     "EMPTY_RANKING",
     "INDEX_FORMAT",
     "LONG_QUERY_ALTERNATIVE",
+    "LONG_QUERY_TRANSLATION",
     "MAX_ALTERNATIVES",
     "MAX_YEAR",
     "MIN_YEAR",
     "STOP_WORDS",
+    "TRANSLATION",
     "FieldIndex",
     "ParsedQuery",
     "QueryProblem",
