@@ -19,7 +19,9 @@ from paperbot.core.search import (
     concept_translations,
     parse_query,
     rank,
+    rerank_one,
 )
+from paperbot.core.text import normalize
 
 CONCEPTS = [(("zeroth-order",), ("零阶优化",)), (("instability",), ("训练不稳定", "失稳"))]
 # A topic whose aliases attach to each other: 优化器 is broader than zeroth-order.
@@ -142,3 +144,27 @@ def test_a_translated_match_outranks_a_topic_alias(translations: bool, first: in
 def test_term_without_translations_uses_the_alias_weight() -> None:
     term = Term("x", ("y",))
     assert term.weight_of("y") == ALTERNATIVE == term.max_alt_weight
+
+
+@pytest.mark.parametrize(
+    ("word", "title", "strength"),
+    [
+        ("lora", "QLoRA: Efficient Finetuning", 0.9),  # most of the word: a name inside it
+        ("training", "Pretraining at Scale", 0.9),
+        ("scissorhands", "Scissor Hands for KV Caches", 0.9),  # spans two words
+        ("able", "Language Models Are Latent Variable Models", 0.45),  # half of "variable"
+        ("back", "From Backward Spreading to Forward Replay", 0.45),
+        ("former", "Transformer Circuits", 0.9 * 6 / 11),
+    ],
+)
+def test_a_small_piece_of_a_longer_word_is_weak_evidence(
+    word: str, title: str, strength: float
+) -> None:
+    score, _ = rerank_one(normalize(title), "", [Term(word)], word)
+    assert score == pytest.approx(strength + (0.05 if strength >= 0.5 else 0.0))
+
+
+def test_an_exact_rare_summary_word_beats_a_small_title_piece() -> None:
+    piece, _ = rerank_one(normalize("Latent Variable Models"), "", [Term("able")], "able", [3.5])
+    exact, _ = rerank_one("unrelated title", "we are able to", [Term("able")], "able", [3.5])
+    assert exact > piece

@@ -25,6 +25,9 @@ CANDIDATES = 100
 EXACT = 1.0
 JOINED = 0.95
 SUBSTRING = 0.9
+# A piece inside a longer word counts as SUBSTRING when it is at least this
+# share of that word; a smaller piece counts SUBSTRING x its share.
+PIECE_SHARE = 0.6
 FUZZY = 0.85
 PARTIAL_CJK = 0.85
 # An alias (other language, acronym) counts at most this much of a direct
