@@ -20,6 +20,7 @@ from paperbot.core.search import (
     parse_query,
     rank,
     rerank_one,
+    title_length_norm,
 )
 from paperbot.core.text import normalize
 
@@ -168,3 +169,25 @@ def test_an_exact_rare_summary_word_beats_a_small_title_piece() -> None:
     piece, _ = rerank_one(normalize("Latent Variable Models"), "", [Term("able")], "able", [3.5])
     exact, _ = rerank_one("unrelated title", "we are able to", [Term("able")], "able", [3.5])
     assert exact > piece
+
+
+@pytest.mark.parametrize(
+    ("length", "norm"),
+    [(30, 1.0), (80, 1.0), (120, 2.2 / (1 + 1.2 * (0.25 + 0.75 * 1.5))), (160, 2.2 / 3.1)],
+)
+def test_title_length_norm_only_lowers(length: int, norm: float) -> None:
+    assert title_length_norm(length) == pytest.approx(norm)
+
+
+@pytest.mark.parametrize(
+    ("short", "long", "first"),
+    [
+        # The same word, once in a short title and once in a long one that
+        # says many other things: the short title ranks first either way.
+        ("Grokking in Transformers", "Grokking " + "and Other Phenomena " * 8, 1),
+        ("Grokking " + "and Other Phenomena " * 8, "Grokking in Transformers", 2),
+    ],
+)
+def test_a_match_in_a_long_title_counts_less(short: str, long: str, first: int) -> None:
+    index = make_index([(short, "无关。"), (long, "无关。"), ("Unrelated Paper", "无关。")])
+    assert rank(index, parse_query("grokking")).ids[0] == first

@@ -54,7 +54,7 @@ from paperbot.core.search._recall import (
     term_weight,
     top_candidates,
 )
-from paperbot.core.search._rerank import rerank_one, rerank_scores
+from paperbot.core.search._rerank import rerank_one, rerank_scores, title_length_norm
 from paperbot.core.search._weights import (
     ALTERNATIVE,
     CANDIDATES,
@@ -104,6 +104,7 @@ __all__ = [
     "term_scores",
     "term_weight",
     "title_acronyms",
+    "title_length_norm",
     "to_arrays",
     "top_candidates",
     "word_grams",

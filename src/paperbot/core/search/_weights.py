@@ -56,4 +56,10 @@ BLEND_STAGE1 = 0.25
 FALLBACK_MIN_STAGE1 = 0.3
 FALLBACK_SHARE = 0.5
 TITLE_PHRASE_BONUS = 0.1
+# Stage 2's title length normalisation: BM25's usual constants, against a
+# typical paper title's length (normalised characters; the shipped corpus's
+# median is 79).
+BM25_K1 = 1.2
+BM25_B = 0.75
+TITLE_PIVOT_CHARS = 80
 ALL_TERMS_BONUS = 0.05
