@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import date, datetime, time
-from typing import Any, Literal
+from typing import Any
 
 from paperbot.core.personal import PersonalPost, PersonalSettings
 from paperbot.core.render import MessageData
@@ -25,21 +25,12 @@ _SETTINGS_COLUMNS = (
     "user_id, post_time, timezone, count, enabled, active_since, set_in_guild, updated_at,"
     " notice, notice_at"
 )
-# The post's papers by id, in post order (history keeps keys, as in storage.digests).
-_PAPER_IDS = {
-    "sqlite": "(SELECT json_group_array(picked.id) FROM (SELECT p.id AS id"
-    " FROM json_each(personal_posts.paper_keys) AS k JOIN papers AS p ON p.key = k.value"
-    " ORDER BY k.key) AS picked)",
-    "postgresql": "(SELECT coalesce(json_agg(p.id ORDER BY k.ord), '[]')::text"
-    " FROM jsonb_array_elements_text(personal_posts.paper_keys) WITH ORDINALITY AS k(value, ord)"
-    " JOIN papers AS p ON p.key = k.value)",
-}
 
 
 def _post_columns(db: Database) -> str:
     return (
         "id, user_id, local_date, nonce, header, "
-        + _PAPER_IDS[db.dialect]
+        + post_states.PERSONAL_POSTS.paper_ids(db)
         + ", message, state, channel_id, claimed_at, deadline, sent_at, attempts, message_id, error"
     )
 
@@ -204,29 +195,11 @@ async def set_channel(db: Database, post_id: int, channel_id: int) -> None:
         )
 
 
-async def mark_sent(db: Database, post_id: int, now: datetime) -> None:
-    await post_states.mark_sent(db, post_states.PERSONAL_POSTS, post_id, now)
-
-
-async def confirm(db: Database, post_id: int, message_id: int) -> None:
-    await post_states.confirm(db, post_states.PERSONAL_POSTS, post_id, message_id)
-
-
-async def close_post(
-    db: Database,
-    post_id: int,
-    state: Literal["failed", "expired"],
-    error: str,
-    *,
-    free_papers: bool = True,
-) -> None:
-    await post_states.close_post(
-        db, post_states.PERSONAL_POSTS, post_id, state, error, free_papers=free_papers
-    )
-
-
-async def note_error(db: Database, post_id: int, error: str) -> None:
-    await post_states.note_error(db, post_states.PERSONAL_POSTS, post_id, error)
+# The delivery states, over this module's tables (`storage.post_states`).
+mark_sent = post_states.PERSONAL_POSTS.mark_sent
+confirm = post_states.PERSONAL_POSTS.confirm
+close_post = post_states.PERSONAL_POSTS.close_post
+note_error = post_states.PERSONAL_POSTS.note_error
 
 
 async def get_post(db: Database, post_id: int) -> PersonalPost | None:

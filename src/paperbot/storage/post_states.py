@@ -2,7 +2,9 @@
 personal DMs alike: claimed -> sent -> confirmed, or closed as failed/expired.
 
 The two kinds keep their rows in their own tables (`PostTables`); the state
-changes are the same statements over either pair.
+changes, and the read of a post's papers, are the same statements over
+either pair. `storage.digests` and `storage.personal` expose them as their
+own `mark_sent`, `confirm`, `close_post` and `note_error`.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from paperbot.storage.backend import Database
+from paperbot.storage.backend import Database, dialect_sql
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,51 +24,63 @@ class PostTables:
     posts: str
     seen: str
 
+    def paper_ids(self, db: Database) -> str:
+        """A column: the post's papers by id, in post order, as a JSON list.
+
+        History names papers by key (migration 0005); callers work with ids,
+        which stay stable because papers are retired, never deleted. A key
+        whose paper row is gone (`paperbot doctor` reports it) drops out."""
+        return dialect_sql(
+            db,
+            sqlite="(SELECT json_group_array(picked.id) FROM (SELECT p.id AS id"
+            f" FROM json_each({self.posts}.paper_keys) AS k JOIN papers AS p ON p.key = k.value"
+            " ORDER BY k.key) AS picked)",
+            postgresql="(SELECT coalesce(json_agg(p.id ORDER BY k.ord), '[]')::text"
+            f" FROM jsonb_array_elements_text({self.posts}.paper_keys)"
+            " WITH ORDINALITY AS k(value, ord) JOIN papers AS p ON p.key = k.value)",
+        )
+
+    async def mark_sent(self, db: Database, post_id: int, now: datetime) -> None:
+        """The request is about to leave: from now on the post may exist."""
+        async with db.transaction() as conn:
+            await conn.execute(
+                f"UPDATE {self.posts} SET state = 'sent', sent_at = ?, attempts = attempts + 1"
+                " WHERE id = ? AND state IN ('claimed', 'sent')",
+                (now.isoformat(), post_id),
+            )
+
+    async def confirm(self, db: Database, post_id: int, message_id: int) -> None:
+        async with db.transaction() as conn:
+            await conn.execute(
+                f"UPDATE {self.posts} SET state = 'confirmed', message_id = ?, error = NULL"
+                " WHERE id = ?",
+                (message_id, post_id),
+            )
+
+    async def close_post(
+        self,
+        db: Database,
+        post_id: int,
+        state: Literal["failed", "expired"],
+        error: str,
+        *,
+        free_papers: bool = True,
+    ) -> None:
+        """End a post that was not delivered; its papers become pickable again
+        unless it may have gone out after all (`free_papers=False`)."""
+        async with db.transaction() as conn:
+            await conn.execute(
+                f"UPDATE {self.posts} SET state = ?, error = ? WHERE id = ?",
+                (state, error, post_id),
+            )
+            if free_papers:
+                await conn.execute(f"DELETE FROM {self.seen} WHERE post_id = ?", (post_id,))
+
+    async def note_error(self, db: Database, post_id: int, error: str) -> None:
+        """Keep a post open (outcome unknown) but remember why the last try failed."""
+        async with db.transaction() as conn:
+            await conn.execute(f"UPDATE {self.posts} SET error = ? WHERE id = ?", (error, post_id))
+
 
 SERVER_POSTS = PostTables("digest_posts", "digest_posted")
 PERSONAL_POSTS = PostTables("personal_posts", "personal_received")
-
-
-async def mark_sent(db: Database, tables: PostTables, post_id: int, now: datetime) -> None:
-    """The request is about to leave: from now on the post may exist."""
-    async with db.transaction() as conn:
-        await conn.execute(
-            f"UPDATE {tables.posts} SET state = 'sent', sent_at = ?, attempts = attempts + 1"
-            " WHERE id = ? AND state IN ('claimed', 'sent')",
-            (now.isoformat(), post_id),
-        )
-
-
-async def confirm(db: Database, tables: PostTables, post_id: int, message_id: int) -> None:
-    async with db.transaction() as conn:
-        await conn.execute(
-            f"UPDATE {tables.posts} SET state = 'confirmed', message_id = ?, error = NULL"
-            " WHERE id = ?",
-            (message_id, post_id),
-        )
-
-
-async def close_post(
-    db: Database,
-    tables: PostTables,
-    post_id: int,
-    state: Literal["failed", "expired"],
-    error: str,
-    *,
-    free_papers: bool = True,
-) -> None:
-    """End a post that was not delivered; its papers become pickable again
-    unless it may have gone out after all (`free_papers=False`)."""
-    async with db.transaction() as conn:
-        await conn.execute(
-            f"UPDATE {tables.posts} SET state = ?, error = ? WHERE id = ?",
-            (state, error, post_id),
-        )
-        if free_papers:
-            await conn.execute(f"DELETE FROM {tables.seen} WHERE post_id = ?", (post_id,))
-
-
-async def note_error(db: Database, tables: PostTables, post_id: int, error: str) -> None:
-    """Keep a post open (outcome unknown) but remember why the last try failed."""
-    async with db.transaction() as conn:
-        await conn.execute(f"UPDATE {tables.posts} SET error = ? WHERE id = ?", (error, post_id))
