@@ -86,6 +86,7 @@ def test_ctrl_c_during_load_rolls_back_and_exits_130(folder: Path, cli_env: Path
         page(*(f"Paper {i}" for i in range(3000))), encoding="utf-8"
     )
     result = run_python(
+        "-c",
         INTERRUPTED_LOAD,
         folder,
         # A child of a non-interactive shell may inherit SIGINT ignored: restore Ctrl-C.

@@ -68,21 +68,28 @@ async def sigkill_in_transaction(db: Database, sql: str, params: Sequence[object
         sigkill_self()
 
 
-def run_python(code: str, *args: object, **options: Any) -> subprocess.CompletedProcess[str]:
-    """`python -c CODE ARGS...` from the repository root (so the child
-    imports `tests.support`), output captured as text, at most 120 s."""
+def run_python(
+    *argv: object, timeout: float = 120, check: bool = False, **options: Any
+) -> subprocess.CompletedProcess[str]:
+    """`python ARGV...` run to its end from the repository root (so a `-c`
+    child imports `tests.support`), output captured as text."""
     return subprocess.run(
-        [sys.executable, "-c", code, *map(str, args)],
+        [sys.executable, *map(str, argv)],
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=120,
-        check=False,
+        timeout=timeout,
+        check=check,
         **options,
     )
 
 
+def run_paperbot(*argv: object, **options: Any) -> subprocess.CompletedProcess[str]:
+    """`python -m paperbot ARGV...`, as `run_python` runs it."""
+    return run_python("-m", "paperbot", *argv, **options)
+
+
 def run_until_killed(code: str, *args: object) -> None:
     """Run a child Python that must end by SIGKILL (not an error of its own)."""
-    result = run_python(code, *args)
+    result = run_python("-c", code, *args)
     assert result.returncode == -signal.SIGKILL, result.stderr[-2000:]
