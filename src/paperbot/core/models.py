@@ -190,13 +190,11 @@ class DigestSettings:
 
 
 @dataclass(frozen=True, slots=True)
-class DigestPost:
-    """One digest post and how far its delivery got."""
+class PostRecord:
+    """What every digest post records, a server's post or a reader's DM:
+    its message and papers, and how far its delivery got."""
 
     id: int
-    guild_id: int
-    channel_id: int
-    kind: PostKind
     local_date: date
     nonce: str
     header: str
@@ -209,6 +207,15 @@ class DigestPost:
     attempts: int
     message_id: int | None
     error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DigestPost(PostRecord):
+    """One server's digest post."""
+
+    guild_id: int
+    channel_id: int
+    kind: PostKind
 
 
 def unique(items: Iterable[str]) -> tuple[str, ...]:

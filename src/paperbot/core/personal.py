@@ -17,7 +17,7 @@ from datetime import date, datetime, time
 
 from paperbot.core.digest import DigestPlan
 from paperbot.core.digest_render import render_digest
-from paperbot.core.models import Paper, PostState
+from paperbot.core.models import Paper, PostRecord
 from paperbot.core.render import MessageData
 
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -41,24 +41,12 @@ class PersonalSettings:
 
 
 @dataclass(frozen=True, slots=True)
-class PersonalPost:
-    """One personal DM and how far its delivery got (states as a server post)."""
+class PersonalPost(PostRecord):
+    """One personal DM (delivered like a server post); its DM channel is
+    known once opened."""
 
-    id: int
     user_id: int
-    local_date: date
-    nonce: str
-    header: str
-    paper_ids: tuple[int, ...]
-    message: MessageData
-    state: PostState
     channel_id: int | None
-    claimed_at: datetime
-    deadline: datetime
-    sent_at: datetime | None
-    attempts: int
-    message_id: int | None
-    error: str | None
 
 
 def personal_nonce(user_id: int, day: date) -> str:
