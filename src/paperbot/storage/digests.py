@@ -19,7 +19,7 @@ from paperbot.core.render import MessageData
 from paperbot.storage import post_states
 from paperbot.storage.backend import Database, Transaction, dialect_sql
 from paperbot.storage.db import ConstraintError
-from paperbot.storage.messages import decode_message, encode_message
+from paperbot.storage.messages import encode_message
 
 #: Every process hears a server's schedule change here (payload: the guild id).
 SETTINGS_CHANNEL = "paperbot_digest_settings"
@@ -30,11 +30,7 @@ _SETTINGS_COLUMNS = (
 
 
 def _post_columns(db: Database) -> str:
-    return (
-        "id, guild_id, channel_id, kind, local_date, nonce, header, "
-        + post_states.SERVER_POSTS.paper_ids(db)
-        + ", message, state, claimed_at, deadline, sent_at, attempts, message_id, error"
-    )
+    return post_states.SERVER_POSTS.columns(db) + ", guild_id, channel_id, kind"
 
 
 async def save_settings(
@@ -297,23 +293,7 @@ def _settings(row: Sequence[Any]) -> DigestSettings:
 
 
 def _post(row: Sequence[Any]) -> DigestPost:
-    (pid, guild, channel, kind, day, nonce, header, ids, message, state, *rest) = row
-    claimed, deadline, sent, attempts, mid, err = rest
-    return DigestPost(
-        id=int(pid),
-        guild_id=int(guild),
-        channel_id=int(channel),
-        kind=kind,
-        local_date=date.fromisoformat(day),
-        nonce=str(nonce),
-        header=str(header),
-        paper_ids=tuple(int(i) for i in json.loads(ids)),
-        message=decode_message(message),
-        state=state,
-        claimed_at=datetime.fromisoformat(claimed),
-        deadline=datetime.fromisoformat(deadline),
-        sent_at=datetime.fromisoformat(sent) if sent else None,
-        attempts=int(attempts),
-        message_id=int(mid) if mid is not None else None,
-        error=err,
+    guild, channel, kind = post_states.own_columns(row)
+    return post_states.decode_post(
+        DigestPost, row, guild_id=int(guild), channel_id=int(channel), kind=kind
     )

@@ -19,7 +19,7 @@ from paperbot.storage import post_states
 from paperbot.storage.backend import Database
 from paperbot.storage.db import ConstraintError
 from paperbot.storage.digests import paper_keys_of
-from paperbot.storage.messages import decode_message, encode_message
+from paperbot.storage.messages import encode_message
 
 _SETTINGS_COLUMNS = (
     "user_id, post_time, timezone, count, enabled, active_since, set_in_guild, updated_at,"
@@ -28,11 +28,7 @@ _SETTINGS_COLUMNS = (
 
 
 def _post_columns(db: Database) -> str:
-    return (
-        "id, user_id, local_date, nonce, header, "
-        + post_states.PERSONAL_POSTS.paper_ids(db)
-        + ", message, state, channel_id, claimed_at, deadline, sent_at, attempts, message_id, error"
-    )
+    return post_states.PERSONAL_POSTS.columns(db) + ", user_id, channel_id"
 
 
 class AlreadyClaimed(Exception):
@@ -240,24 +236,12 @@ def _settings(row: Sequence[Any]) -> PersonalSettings:
 
 
 def _post(row: Sequence[Any]) -> PersonalPost:
-    pid, user, day, nonce, header, ids, message, state, channel, *rest = row
-    claimed, deadline, sent, attempts, mid, err = rest
-    return PersonalPost(
-        id=int(pid),
+    user, channel = post_states.own_columns(row)
+    return post_states.decode_post(
+        PersonalPost,
+        row,
         user_id=int(user),
-        local_date=date.fromisoformat(day),
-        nonce=str(nonce),
-        header=str(header),
-        paper_ids=tuple(int(i) for i in json.loads(ids)),
-        message=decode_message(message),
-        state=state,
         channel_id=int(channel) if channel is not None else None,
-        claimed_at=datetime.fromisoformat(claimed),
-        deadline=datetime.fromisoformat(deadline),
-        sent_at=datetime.fromisoformat(sent) if sent else None,
-        attempts=int(attempts),
-        message_id=int(mid) if mid is not None else None,
-        error=err,
     )
 
 

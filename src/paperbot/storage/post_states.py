@@ -2,18 +2,27 @@
 personal DMs alike: claimed -> sent -> confirmed, or closed as failed/expired.
 
 The two kinds keep their rows in their own tables (`PostTables`); the state
-changes, and the read of a post's papers, are the same statements over
-either pair. `storage.digests` and `storage.personal` expose them as their
-own `mark_sent`, `confirm`, `close_post` and `note_error`.
+changes, and the columns every post has (`PostRecord`) with their decoding,
+are the same over either pair. `storage.digests` and `storage.personal`
+expose the changes as their own `mark_sent`, `confirm`, `close_post` and
+`note_error`.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Literal
+from datetime import date, datetime
+from typing import Any, Literal, TypeVar
 
+from paperbot.core.models import PostRecord
 from paperbot.storage.backend import Database, dialect_sql
+from paperbot.storage.messages import decode_message
+
+Post = TypeVar("Post", bound=PostRecord)
+# The columns of `PostTables.columns`, before a kind's own.
+_RECORD_COLUMNS = 13
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +32,14 @@ class PostTables:
 
     posts: str
     seen: str
+
+    def columns(self, db: Database) -> str:
+        """The columns of a `PostRecord`, for `decode_post` (a kind's own follow)."""
+        return (
+            "id, local_date, nonce, header, "
+            + self.paper_ids(db)
+            + ", message, state, claimed_at, deadline, sent_at, attempts, message_id, error"
+        )
 
     def paper_ids(self, db: Database) -> str:
         """A column: the post's papers by id, in post order, as a JSON list.
@@ -80,6 +97,34 @@ class PostTables:
         """Keep a post open (outcome unknown) but remember why the last try failed."""
         async with db.transaction() as conn:
             await conn.execute(f"UPDATE {self.posts} SET error = ? WHERE id = ?", (error, post_id))
+
+
+def decode_post(cls: type[Post], row: Sequence[Any], /, **own: Any) -> Post:
+    """A post from a row read with `PostTables.columns`; `own` are the
+    kind's own fields (decoded by the caller from `own_columns(row)`)."""
+    pid, day, nonce, header, ids, message, state, *rest = row[:_RECORD_COLUMNS]
+    claimed, deadline, sent, attempts, mid, err = rest
+    return cls(
+        id=int(pid),
+        local_date=date.fromisoformat(day),
+        nonce=str(nonce),
+        header=str(header),
+        paper_ids=tuple(int(i) for i in json.loads(ids)),
+        message=decode_message(message),
+        state=state,
+        claimed_at=datetime.fromisoformat(claimed),
+        deadline=datetime.fromisoformat(deadline),
+        sent_at=datetime.fromisoformat(sent) if sent else None,
+        attempts=int(attempts),
+        message_id=int(mid) if mid is not None else None,
+        error=err,
+        **own,
+    )
+
+
+def own_columns(row: Sequence[Any]) -> Sequence[Any]:
+    """The kind's own columns of a row read with `PostTables.columns`."""
+    return row[_RECORD_COLUMNS:]
 
 
 SERVER_POSTS = PostTables("digest_posts", "digest_posted")
