@@ -16,8 +16,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from paperbot.core.models import DigestSettings
-from paperbot.core.personal import PersonalSettings
+from paperbot.core.models import DailySchedule
 from paperbot.services.digest import DigestTransport, PostResult
 from paperbot.services.personal_digest import DmResult
 
@@ -27,8 +26,8 @@ log = logging.getLogger(__name__)
 RESOLVE_EVERY_MINUTES = 10
 
 Clock = Callable[[], datetime]
-S = TypeVar("S", bound=DigestSettings | PersonalSettings)
-S_co = TypeVar("S_co", bound=DigestSettings | PersonalSettings, covariant=True)
+S = TypeVar("S", bound=DailySchedule)
+S_co = TypeVar("S_co", bound=DailySchedule, covariant=True)
 R = TypeVar("R", bound=PostResult | DmResult)
 R_co = TypeVar("R_co", bound=PostResult | DmResult, covariant=True)
 T = TypeVar("T", bound=DigestTransport)
