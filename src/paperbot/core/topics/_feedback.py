@@ -1,0 +1,134 @@
+"""Pseudo-relevance feedback: a topic's clear matches decide its borderline papers.
+
+Word evidence alone cannot tell a passing mention that is central from one
+that is not, nor a real match resting on one passing term from an accident.
+The papers that match a topic clearly (`STRONG_SCORE`: a title or lead hit)
+say what else its papers talk about: the terms (folded Latin words, CJK
+character pairs) much more common among them than in the corpus make the
+topic's *profile* (a relevance model: share among the clear matches times
+the log of how much more common than in the corpus, the `PROFILE_TERMS`
+heaviest). A borderline paper's feedback is the weighted share of the
+profile its title and summary hold:
+
+- a near paper (some evidence, below the threshold) with feedback at least
+  `ACCEPT_FEEDBACK` becomes a match;
+- a weak match (at or above the threshold but below `STRONG_SCORE`: passing
+  mentions adding up) with feedback below `KEEP_FEEDBACK` becomes near.
+
+It generalises to any topic or keyword: no list is involved, only the
+papers' own words. Below `MIN_STRONG` clear matches there is no profile and
+nothing changes. The profile reads at most `PROFILE_DOCS` clear matches (the
+best, ties by position) and the corpus frequencies are counted over at most
+`BACKGROUND_DOCS` evenly spaced papers (cached per corpus), so the cost stays
+small at 100,000 papers. Papers with no evidence at all are never added:
+measured on the judged set, the closest of them to a profile were mostly
+unrelated.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+import numpy.typing as npt
+
+from paperbot.core.topics._corpus import FloatArray, TopicCorpus
+from paperbot.core.topics._keys import is_cjk_token
+
+PosList = npt.NDArray[np.intp]
+
+STRONG_SCORE = 2.0
+"""Least score of a clear match (a lead hit; a title hit is 3)."""
+MIN_STRONG = 2
+PROFILE_DOCS = 200
+PROFILE_TERMS = 60
+MIN_TERM_DOCS = 2
+"""A profile term appears in at least this many clear matches."""
+ACCEPT_FEEDBACK = 0.25
+KEEP_FEEDBACK = 0.2
+BACKGROUND_DOCS = 2000
+
+_STOP = frozenset(
+    "the a an of for and in on to with via by from is are we our this that as at be it its".split()
+)
+_BACKGROUND: dict[int, tuple[weakref.ref[TopicCorpus], Counter[str], int]] = {}
+"""Per corpus (by identity: a corpus is immutable), its background counts."""
+
+
+def paper_terms(text: str) -> set[str]:
+    """The distinct terms of a padded key: Latin words (no stop words, no
+    numbers, no single letters) and CJK character pairs."""
+    found: set[str] = set()
+    for token in text.split():
+        if is_cjk_token(token):
+            found.update(token[i : i + 2] for i in range(max(1, len(token) - 1)))
+        elif len(token) > 1 and token not in _STOP and not token.isdigit():
+            found.add(token)
+    return found
+
+
+def _doc_terms(corpus: TopicCorpus, position: int) -> set[str]:
+    return paper_terms(f"{corpus.title.docs[position]} {corpus.summary.docs[position]}")
+
+
+def _background(corpus: TopicCorpus) -> tuple[Counter[str], int]:
+    """Document frequencies over evenly spaced papers, and how many were read."""
+    cached = _BACKGROUND.get(id(corpus))
+    if cached is not None and cached[0]() is corpus:
+        return cached[1], cached[2]
+    size = len(corpus)
+    sample = np.unique(np.linspace(0, size - 1, min(size, BACKGROUND_DOCS)).astype(np.int64))
+    counts: Counter[str] = Counter()
+    for position in sample.tolist():
+        counts.update(_doc_terms(corpus, position))
+    key = id(corpus)
+    _BACKGROUND[key] = (weakref.ref(corpus, lambda _: _BACKGROUND.pop(key, None)), counts, len(sample))
+    return counts, len(sample)
+
+
+def profile(corpus: TopicCorpus, strong: Iterable[int]) -> dict[str, float]:
+    """The topic's profile from its clear matches' positions (best first)."""
+    docs = list(strong)[:PROFILE_DOCS]
+    counts: Counter[str] = Counter()
+    for position in docs:
+        counts.update(_doc_terms(corpus, position))
+    background, read = _background(corpus)
+    weights: dict[str, float] = {}
+    for term, count in counts.items():
+        if count < MIN_TERM_DOCS:
+            continue
+        share = count / len(docs)
+        usual = (background.get(term, 0) + 1) / (read + 2)
+        if share > usual:
+            weights[term] = share * math.log(share / usual)
+    heaviest = sorted(weights.items(), key=lambda item: (-item[1], item[0]))[:PROFILE_TERMS]
+    return dict(heaviest)
+
+
+def feedback(corpus: TopicCorpus, position: int, weights: dict[str, float]) -> float:
+    """The weighted share of the profile that one paper holds, in [0, 1]."""
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    terms = _doc_terms(corpus, position)
+    return sum(w for term, w in weights.items() if term in terms) / total
+
+
+def refine(score: FloatArray, corpus: TopicCorpus, threshold: float) -> tuple[PosList, PosList]:
+    """(positions that become matches, positions that stop being matches),
+    from the first-stage `score` of every paper."""
+    strong = np.flatnonzero(score >= STRONG_SCORE)
+    strong = strong[np.lexsort((strong, -score[strong]))]
+    border = np.flatnonzero((score > 0) & (score < STRONG_SCORE))
+    none: PosList = np.zeros(0, dtype=np.intp)
+    if len(strong) < MIN_STRONG or len(border) == 0:
+        return none, none
+    weights = profile(corpus, strong.tolist())
+    values = np.asarray([feedback(corpus, p, weights) for p in border.tolist()])
+    near = score[border] < threshold
+    accepted = border[near & (values >= ACCEPT_FEEDBACK)]
+    dropped = border[~near & (values < KEEP_FEEDBACK)]
+    return accepted.astype(np.intp), dropped.astype(np.intp)
