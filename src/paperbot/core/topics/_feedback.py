@@ -39,11 +39,12 @@ from paperbot.core.topics._corpus import FloatArray, TopicCorpus
 from paperbot.core.topics._keys import is_cjk_token
 
 PosList = npt.NDArray[np.intp]
+_NONE = np.zeros(0, dtype=np.int32)
 
 STRONG_SCORE = 2.0
 """Least score of a clear match (a lead hit; a title hit is 3)."""
 MIN_STRONG = 2
-PROFILE_DOCS = 200
+PROFILE_DOCS = 50
 PROFILE_TERMS = 60
 MIN_TERM_DOCS = 2
 """A profile term appears in at least this many clear matches."""
@@ -108,13 +109,46 @@ def profile(corpus: TopicCorpus, strong: Iterable[int]) -> dict[str, float]:
     return dict(heaviest)
 
 
-def feedback(corpus: TopicCorpus, position: int, weights: dict[str, float]) -> float:
-    """The weighted share of the profile that one paper holds, in [0, 1]."""
+def feedback(corpus: TopicCorpus, positions: PosList, weights: dict[str, float]) -> FloatArray:
+    """The weighted share of the profile each paper at `positions` holds, in [0, 1].
+
+    Per profile term, the papers holding it come from the postings (a CJK
+    pair: papers with both characters, confirmed by a substring test), so
+    the cost grows with the profile, not with the papers' lengths."""
     total = sum(weights.values())
-    if total <= 0:
-        return 0.0
-    terms = _doc_terms(corpus, position)
-    return sum(w for term, w in weights.items() if term in terms) / total
+    held = np.zeros(len(positions), dtype=np.float64)
+    if total <= 0 or len(positions) == 0:
+        return held
+    for term, weight in weights.items():
+        held[_holding(corpus, positions, term)] += weight
+    result: FloatArray = held / total
+    return result
+
+
+def _holding(corpus: TopicCorpus, positions: PosList, term: str) -> npt.NDArray[np.bool_]:
+    """Which of `positions` hold the term in their title or summary."""
+    found = np.zeros(len(positions), dtype=np.bool_)
+    for data in (corpus.title, corpus.summary):
+        if not is_cjk_token(term):
+            found |= _member(positions, data.word_postings.get(term, _NONE), len(corpus))
+            continue
+        both = np.ones(len(positions), dtype=np.bool_)
+        for char in set(term):
+            both &= _member(positions, data.char_postings.get(char, _NONE), len(corpus))
+        docs = data.docs
+        for index in np.flatnonzero(both & ~found).tolist():
+            found[index] = term in docs[int(positions[index])]
+    return found
+
+
+def _member(positions: PosList, postings: npt.NDArray[np.int32], size: int) -> npt.NDArray[np.bool_]:
+    """Which of `positions` are in `postings` (a scatter, cheaper than sorting)."""
+    if len(postings) == 0:
+        return np.zeros(len(positions), dtype=np.bool_)
+    mark = np.zeros(size, dtype=np.bool_)
+    mark[postings] = True
+    result: npt.NDArray[np.bool_] = mark[positions]
+    return result
 
 
 def refine(score: FloatArray, corpus: TopicCorpus, threshold: float) -> tuple[PosList, PosList]:
@@ -127,7 +161,7 @@ def refine(score: FloatArray, corpus: TopicCorpus, threshold: float) -> tuple[Po
     if len(strong) < MIN_STRONG or len(border) == 0:
         return none, none
     weights = profile(corpus, strong.tolist())
-    values = np.asarray([feedback(corpus, p, weights) for p in border.tolist()])
+    values = feedback(corpus, border, weights)
     near = score[border] < threshold
     accepted = border[near & (values >= ACCEPT_FEEDBACK)]
     dropped = border[~near & (values < KEEP_FEEDBACK)]
