@@ -18,6 +18,12 @@ its borderline papers).
 from paperbot.core.topics._append import append_corpus
 from paperbot.core.topics._bilingual import EXPANSION_WEIGHT, expand_bilingual
 from paperbot.core.topics._corpus import TopicCorpus, build_corpus
+from paperbot.core.topics._feedback import (
+    ACCEPT_FEEDBACK,
+    KEEP_FEEDBACK,
+    MIN_STRONG,
+    STRONG_SCORE,
+)
 from paperbot.core.topics._input import (
     EMPTY_TOPIC,
     NO_LETTERS,
@@ -30,12 +36,6 @@ from paperbot.core.topics._input import (
     suggest,
 )
 from paperbot.core.topics._keys import term_key
-from paperbot.core.topics._feedback import (
-    ACCEPT_FEEDBACK,
-    KEEP_FEEDBACK,
-    MIN_STRONG,
-    STRONG_SCORE,
-)
 from paperbot.core.topics._matching import (
     FEEDBACK_REASON,
     MAX_TOPIC_SCORE,
@@ -77,16 +77,16 @@ from paperbot.core.topics._vocabulary import (
 
 __all__ = [
     "ACCEPT_FEEDBACK",
-    "FEEDBACK_REASON",
-    "KEEP_FEEDBACK",
-    "MIN_STRONG",
-    "STRONG_SCORE",
     "EMPTY_TOPIC",
     "EXPANSION_WEIGHT",
+    "FEEDBACK_REASON",
+    "KEEP_FEEDBACK",
     "MAX_TOPIC_SCORE",
+    "MIN_STRONG",
     "NEAR_LIMIT",
     "NO_LETTERS",
     "RELEVANCE_THRESHOLD",
+    "STRONG_SCORE",
     "TOPICS_FORMAT",
     "TOPIC_EXTRA_TERMS_COUNTED",
     "TOPIC_EXTRA_TERM_WEIGHT",

@@ -35,7 +35,7 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-from paperbot.core.topics._corpus import FloatArray, TopicCorpus
+from paperbot.core.topics._corpus import FloatArray, PosArray, TopicCorpus
 from paperbot.core.topics._keys import is_cjk_token
 
 PosList = npt.NDArray[np.intp]
@@ -52,8 +52,11 @@ ACCEPT_FEEDBACK = 0.25
 KEEP_FEEDBACK = 0.2
 BACKGROUND_DOCS = 2000
 
+# Common English function words; common terms weigh little anyway (they are
+# as usual among the clear matches as in the corpus).
 _STOP = frozenset(
-    "the a an of for and in on to with via by from is are we our this that as at be it its".split()
+    {"the", "a", "an", "of", "for", "and", "in", "on", "to", "with", "via", "by"}
+    | {"from", "is", "are", "we", "our", "this", "that", "as", "at", "be", "it", "its"}
 )
 _BACKGROUND: dict[int, tuple[weakref.ref[TopicCorpus], Counter[str], int]] = {}
 """Per corpus (by identity: a corpus is immutable), its background counts."""
@@ -86,7 +89,8 @@ def _background(corpus: TopicCorpus) -> tuple[Counter[str], int]:
     for position in sample.tolist():
         counts.update(_doc_terms(corpus, position))
     key = id(corpus)
-    _BACKGROUND[key] = (weakref.ref(corpus, lambda _: _BACKGROUND.pop(key, None)), counts, len(sample))
+    gone = weakref.ref(corpus, lambda _: _BACKGROUND.pop(key, None))
+    _BACKGROUND[key] = (gone, counts, len(sample))
     return counts, len(sample)
 
 
@@ -141,7 +145,7 @@ def _holding(corpus: TopicCorpus, positions: PosList, term: str) -> npt.NDArray[
     return found
 
 
-def _member(positions: PosList, postings: npt.NDArray[np.int32], size: int) -> npt.NDArray[np.bool_]:
+def _member(positions: PosList, postings: PosArray, size: int) -> npt.NDArray[np.bool_]:
     """Which of `positions` are in `postings` (a scatter, cheaper than sorting)."""
     if len(postings) == 0:
         return np.zeros(len(positions), dtype=np.bool_)
