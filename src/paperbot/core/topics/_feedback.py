@@ -31,6 +31,7 @@ import math
 import weakref
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -50,6 +51,11 @@ MIN_TERM_DOCS = 2
 """A profile term appears in at least this many clear matches."""
 ACCEPT_FEEDBACK = 0.25
 KEEP_FEEDBACK = 0.2
+MIN_CLOSE_FEEDBACK = 0.1
+"""Least feedback of a paper without word evidence offered as near (fill)."""
+CLOSE_SCALE = 0.2
+"""Near score per feedback of such a paper: at most 0.2, below any word
+evidence (the least is a partial expansion's passing mention, 0.24)."""
 BACKGROUND_DOCS = 2000
 
 # Common English function words; common terms weigh little anyway (they are
@@ -113,23 +119,28 @@ def profile(corpus: TopicCorpus, strong: Iterable[int]) -> dict[str, float]:
     return dict(heaviest)
 
 
-def feedback(corpus: TopicCorpus, positions: PosList, weights: dict[str, float]) -> FloatArray:
+def feedback(
+    corpus: TopicCorpus, positions: PosList, weights: dict[str, float], *, exact: bool = True
+) -> FloatArray:
     """The weighted share of the profile each paper at `positions` holds, in [0, 1].
 
     Per profile term, the papers holding it come from the postings (a CJK
-    pair: papers with both characters, confirmed by a substring test), so
-    the cost grows with the profile, not with the papers' lengths."""
+    pair: papers with both characters, confirmed by a substring test unless
+    `exact` is false, which gives an upper bound), so the cost grows with
+    the profile, not with the papers' lengths."""
     total = sum(weights.values())
     held = np.zeros(len(positions), dtype=np.float64)
     if total <= 0 or len(positions) == 0:
         return held
     for term, weight in weights.items():
-        held[_holding(corpus, positions, term)] += weight
+        held[_holding(corpus, positions, term, exact)] += weight
     result: FloatArray = held / total
     return result
 
 
-def _holding(corpus: TopicCorpus, positions: PosList, term: str) -> npt.NDArray[np.bool_]:
+def _holding(
+    corpus: TopicCorpus, positions: PosList, term: str, exact: bool
+) -> npt.NDArray[np.bool_]:
     """Which of `positions` hold the term in their title or summary."""
     found = np.zeros(len(positions), dtype=np.bool_)
     for data in (corpus.title, corpus.summary):
@@ -139,6 +150,9 @@ def _holding(corpus: TopicCorpus, positions: PosList, term: str) -> npt.NDArray[
         both = np.ones(len(positions), dtype=np.bool_)
         for char in set(term):
             both &= _member(positions, data.char_postings.get(char, _NONE), len(corpus))
+        if not exact:
+            found |= both
+            continue
         docs = data.docs
         for index in np.flatnonzero(both & ~found).tolist():
             found[index] = term in docs[int(positions[index])]
@@ -155,18 +169,60 @@ def _member(positions: PosList, postings: PosArray, size: int) -> npt.NDArray[np
     return result
 
 
-def refine(score: FloatArray, corpus: TopicCorpus, threshold: float) -> tuple[PosList, PosList]:
-    """(positions that become matches, positions that stop being matches),
-    from the first-stage `score` of every paper."""
+@dataclass(frozen=True, slots=True)
+class Refined:
+    """What the feedback changed: positions that become matches, positions
+    that stop being matches, and the profile (empty without clear matches)."""
+
+    accepted: PosList
+    dropped: PosList
+    weights: dict[str, float]
+
+
+def refine(score: FloatArray, corpus: TopicCorpus, threshold: float) -> Refined:
+    """The feedback's decisions from the first-stage `score` of every paper."""
     strong = np.flatnonzero(score >= STRONG_SCORE)
     strong = strong[np.lexsort((strong, -score[strong]))]
-    border = np.flatnonzero((score > 0) & (score < STRONG_SCORE))
     none: PosList = np.zeros(0, dtype=np.intp)
-    if len(strong) < MIN_STRONG or len(border) == 0:
-        return none, none
+    if len(strong) < MIN_STRONG:
+        return Refined(none, none, {})
     weights = profile(corpus, strong.tolist())
+    border = np.flatnonzero((score > 0) & (score < STRONG_SCORE))
     values = feedback(corpus, border, weights)
     near = score[border] < threshold
-    accepted = border[near & (values >= ACCEPT_FEEDBACK)]
-    dropped = border[~near & (values < KEEP_FEEDBACK)]
-    return accepted.astype(np.intp), dropped.astype(np.intp)
+    accepted = border[near & (values >= ACCEPT_FEEDBACK)].astype(np.intp)
+    dropped = border[~near & (values < KEEP_FEEDBACK)].astype(np.intp)
+    return Refined(accepted, dropped, weights)
+
+
+def closest(
+    score: FloatArray, corpus: TopicCorpus, weights: dict[str, float], room: int
+) -> tuple[PosList, FloatArray]:
+    """Up to `room` papers without word evidence (`score` 0) holding at least
+    `MIN_CLOSE_FEEDBACK` of the profile, most first (ties by position), with
+    near scores `CLOSE_SCALE` x their feedback (below any word evidence).
+
+    Exact top `room`: candidates are read in the order of an upper bound of
+    their feedback (CJK pairs unconfirmed) until no unread one can beat them."""
+    none: PosList = np.zeros(0, dtype=np.intp)
+    if room <= 0 or not weights:
+        return none, np.zeros(0, dtype=np.float64)
+    zero = np.flatnonzero(score == 0).astype(np.intp)
+    bound = feedback(corpus, zero, weights, exact=False)
+    keep = bound >= MIN_CLOSE_FEEDBACK
+    zero, bound = zero[keep], bound[keep]
+    order = np.lexsort((zero, -bound))
+    zero, bound = zero[order], bound[order]
+    read = 0
+    found: list[tuple[float, int]] = []
+    while read < len(zero):
+        if len(found) >= room and -found[room - 1][0] > bound[read]:
+            break  # the room-th best beats every unread upper bound
+        chunk = zero[read : read + 4 * room]
+        values = feedback(corpus, chunk, weights)
+        found += [(-v, int(p)) for v, p in zip(values.tolist(), chunk.tolist(), strict=True)]
+        found = sorted(f for f in found if -f[0] >= MIN_CLOSE_FEEDBACK)
+        read += len(chunk)
+    best = found[:room]
+    positions = np.asarray([p for _, p in best], dtype=np.intp)
+    return positions, CLOSE_SCALE * -np.asarray([v for v, _ in best], dtype=np.float64)

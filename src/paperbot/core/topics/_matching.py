@@ -36,7 +36,7 @@ from paperbot.core.topics._corpus import (
     TopicCorpus,
     build_corpus,
 )
-from paperbot.core.topics._feedback import refine
+from paperbot.core.topics._feedback import closest, refine
 from paperbot.core.topics._keys import needle, term_key
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
@@ -291,14 +291,19 @@ def match_topic(
     """
     score = _scores(_counted_hits(topic, corpus, protected, vocabulary), len(corpus))
     matched = score >= RELEVANCE_THRESHOLD
-    accepted, dropped = refine(score, corpus, RELEVANCE_THRESHOLD)
+    refined = refine(score, corpus, RELEVANCE_THRESHOLD)
     # A paper the feedback accepts gets the least match score: its words
     # alone said less than any other match's.
-    score[accepted] = RELEVANCE_THRESHOLD
-    matched[accepted] = True
-    matched[dropped] = False
+    score[refined.accepted] = RELEVANCE_THRESHOLD
+    matched[refined.accepted] = True
+    matched[refined.dropped] = False
     positions = _best_first(score, corpus.ids, np.flatnonzero(matched))
     near = np.flatnonzero((score > 0) & ~matched)
+    if len(near) < NEAR_LIMIT:
+        # Room left among the near papers: the closest to the profile.
+        close, close_scores = closest(score, corpus, refined.weights, NEAR_LIMIT - len(near))
+        score[close] = close_scores
+        near = np.flatnonzero((score > 0) & ~matched)
     if len(near) > NEAR_LIMIT:
         # Every paper tied with the last one kept stays a candidate, so ties
         # go by paper id (as a merge of appended papers' matches does).
