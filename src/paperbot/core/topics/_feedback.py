@@ -57,6 +57,10 @@ CLOSE_SCALE = 0.2
 """Near score per feedback of such a paper: at most 0.2, below any word
 evidence (the least is a partial expansion's passing mention, 0.24)."""
 BACKGROUND_DOCS = 2000
+READ_FACTOR = 4
+"""Papers without word evidence confirmed per near place left: the best by
+an upper bound of their feedback (CJK pairs taken as held when both
+characters are)."""
 
 # Common English function words; common terms weigh little anyway (they are
 # as usual among the clear matches as in the corpus).
@@ -202,27 +206,48 @@ def closest(
     `MIN_CLOSE_FEEDBACK` of the profile, most first (ties by position), with
     near scores `CLOSE_SCALE` x their feedback (below any word evidence).
 
-    Exact top `room`: candidates are read in the order of an upper bound of
-    their feedback (CJK pairs unconfirmed) until no unread one can beat them."""
+    The candidates confirmed are the `READ_FACTOR` x `room` best by an upper
+    bound of their feedback (CJK pairs taken as held when both characters
+    are), so the cost does not grow with their number."""
+    total = sum(weights.values())
     none: PosList = np.zeros(0, dtype=np.intp)
-    if room <= 0 or not weights:
+    if room <= 0 or total <= 0:
         return none, np.zeros(0, dtype=np.float64)
     zero = np.flatnonzero(score == 0).astype(np.intp)
-    bound = feedback(corpus, zero, weights, exact=False)
-    keep = bound >= MIN_CLOSE_FEEDBACK
-    zero, bound = zero[keep], bound[keep]
+    exact = np.zeros(len(zero), dtype=np.float64)
+    pairs: list[tuple[str, float, npt.NDArray[np.bool_]]] = []
+    for term, weight in weights.items():
+        if is_cjk_token(term):
+            pairs.append((term, weight / total, _holding(corpus, zero, term, exact=False)))
+        else:
+            exact[_holding(corpus, zero, term, exact=True)] += weight / total
+    bound = exact + sum((w * held for _, w, held in pairs), np.zeros(len(zero)))
     order = np.lexsort((zero, -bound))
-    zero, bound = zero[order], bound[order]
-    read = 0
+    order = order[bound[order] >= MIN_CLOSE_FEEDBACK]
     found: list[tuple[float, int]] = []
-    while read < len(zero):
-        if len(found) >= room and -found[room - 1][0] > bound[read]:
-            break  # the room-th best beats every unread upper bound
-        chunk = zero[read : read + 4 * room]
-        values = feedback(corpus, chunk, weights)
-        found += [(-v, int(p)) for v, p in zip(values.tolist(), chunk.tolist(), strict=True)]
-        found = sorted(f for f in found if -f[0] >= MIN_CLOSE_FEEDBACK)
-        read += len(chunk)
-    best = found[:room]
+    # Confirmed: the best by the bound, a few times the room (an estimate
+    # of the exact top, at a cost that does not grow with the corpus).
+    chunk = order[: READ_FACTOR * room]
+    values = exact[chunk] + _confirmed(corpus, zero, chunk, pairs)
+    keep = values >= MIN_CLOSE_FEEDBACK
+    found = zip((-values[keep]).tolist(), zero[chunk[keep]].tolist(), strict=True)
+    best = sorted(found)[:room]
     positions = np.asarray([p for _, p in best], dtype=np.intp)
     return positions, CLOSE_SCALE * -np.asarray([v for v, _ in best], dtype=np.float64)
+
+
+def _confirmed(
+    corpus: TopicCorpus,
+    zero: PosList,
+    chunk: npt.NDArray[np.intp],
+    pairs: list[tuple[str, float, npt.NDArray[np.bool_]]],
+) -> FloatArray:
+    """The weight of the CJK pair terms the papers `zero[chunk]` really hold."""
+    held = np.zeros(len(chunk), dtype=np.float64)
+    titles, summaries = corpus.title.docs, corpus.summary.docs
+    for term, weight, maybe in pairs:
+        for at in np.flatnonzero(maybe[chunk]).tolist():
+            position = int(zero[chunk[at]])
+            if term in titles[position] or term in summaries[position]:
+                held[at] += weight
+    return held
