@@ -45,7 +45,7 @@ _NONE = np.zeros(0, dtype=np.int32)
 STRONG_SCORE = 2.0
 """Least score of a clear match (a lead hit; a title hit is 3)."""
 MIN_STRONG = 2
-PROFILE_DOCS = 50
+PROFILE_DOCS = 30
 PROFILE_TERMS = 60
 MIN_TERM_DOCS = 2
 """A profile term appears in at least this many clear matches."""
@@ -57,6 +57,8 @@ CLOSE_SCALE = 0.2
 """Near score per feedback of such a paper: at most 0.2, below any word
 evidence (the least is a partial expansion's passing mention, 0.24)."""
 BACKGROUND_DOCS = 2000
+_SEARCH_SHARE = 16
+"""Fewer positions than 1/16 of the corpus are looked up by binary search."""
 READ_FACTOR = 4
 """Papers without word evidence confirmed per near place left: the best by
 an upper bound of their feedback (CJK pairs taken as held when both
@@ -164,9 +166,16 @@ def _holding(
 
 
 def _member(positions: PosList, postings: PosArray, size: int) -> npt.NDArray[np.bool_]:
-    """Which of `positions` are in `postings` (a scatter, cheaper than sorting)."""
+    """Which of `positions` are in `postings` (ascending, positions below
+    `size`): a binary search each for a few positions, else a scatter."""
     if len(postings) == 0:
         return np.zeros(len(positions), dtype=np.bool_)
+    if len(positions) * _SEARCH_SHARE < size:
+        # Searched in the postings' own type: a mixed one would copy them.
+        wanted = positions.astype(postings.dtype)
+        at = np.searchsorted(postings, wanted).clip(0, len(postings) - 1)
+        found: npt.NDArray[np.bool_] = postings[at] == wanted
+        return found
     mark = np.zeros(size, dtype=np.bool_)
     mark[postings] = True
     result: npt.NDArray[np.bool_] = mark[positions]
