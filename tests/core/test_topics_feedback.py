@@ -2,14 +2,17 @@
 borderline papers. A near paper that talks like the clear matches becomes a
 match (with the least match score and a reason saying so); a weak match that
 does not becomes near; without enough clear matches nothing changes; a paper
-with no evidence at all is never added."""
+with no word evidence is never a match, but the closest to the profile fill
+the near places the words leave (fill before unrelated papers)."""
 
 from __future__ import annotations
 
 import pytest
 
 from paperbot.core.topics import (
+    CLOSE_SCALE,
     FEEDBACK_REASON,
+    NEAR_LIMIT,
     RELEVANCE_THRESHOLD,
     STRONG_SCORE,
     Topic,
@@ -127,3 +130,41 @@ def test_an_accepted_paper_has_the_least_match_score_and_says_why(
     # A paper its words carry gets no feedback reason.
     clear = explain(topic, *CLEAR_OPTIMIZERS[0][1:], vocabulary.term_words(), vocabulary)
     assert clear == ("title: Shampoo",)
+
+
+@pytest.mark.parametrize(
+    ("summary", "near"),
+    [
+        # Most of the profile's words, no word of the topic: near, not a match.
+        (f"{OPTIMIZER_WORDS} studied.", True),
+        # Unrelated words: neither.
+        (f"{UNRELATED_WORDS} studied.", False),
+    ],
+)
+def test_papers_without_word_evidence_close_to_the_profile_are_near(
+    vocabulary: Vocabulary, summary: str, near: bool
+) -> None:
+    topic = _topic(vocabulary, "Optimizers")
+    mention = (200, "A passing mention", f"{LATE}优化器 and {UNRELATED_WORDS}.")
+    rows = [*CLEAR_OPTIMIZERS, *UNRELATED, mention, (100, "A candidate paper", summary)]
+    found = match_topic(topic, build_corpus(rows), vocabulary.term_words(), vocabulary)
+    assert 100 not in found.ids.tolist()
+    assert (100 in found.near_ids.tolist()) is near
+    if near:
+        # After every paper with word evidence, with a score below all of theirs.
+        assert found.near_ids.tolist() == [200, 100]
+        assert 0 < found.near_scores[-1] <= CLOSE_SCALE < found.near_scores[0]
+
+
+def test_no_paper_without_word_evidence_when_the_words_fill_the_near_places(
+    vocabulary: Vocabulary,
+) -> None:
+    topic = _topic(vocabulary, "Optimizers")
+    mentions = [
+        (200 + i, f"A passing mention {i}", f"{LATE}优化器 and {UNRELATED_WORDS}.")
+        for i in range(NEAR_LIMIT)
+    ]
+    close = (100, "A candidate paper", f"{OPTIMIZER_WORDS} studied.")
+    rows = [*CLEAR_OPTIMIZERS, *UNRELATED, *mentions, close]
+    found = match_topic(topic, build_corpus(rows), vocabulary.term_words(), vocabulary)
+    assert found.near_ids.tolist() == [i for i, _, _ in mentions]

@@ -20,6 +20,7 @@ from paperbot.core.topics._bilingual import EXPANSION_WEIGHT, expand_bilingual
 from paperbot.core.topics._corpus import TopicCorpus, build_corpus
 from paperbot.core.topics._feedback import (
     ACCEPT_FEEDBACK,
+    CLOSE_SCALE,
     KEEP_FEEDBACK,
     MIN_STRONG,
     STRONG_SCORE,
@@ -77,6 +78,7 @@ from paperbot.core.topics._vocabulary import (
 
 __all__ = [
     "ACCEPT_FEEDBACK",
+    "CLOSE_SCALE",
     "EMPTY_TOPIC",
     "EXPANSION_WEIGHT",
     "FEEDBACK_REASON",
