@@ -13,16 +13,20 @@ profile its title and summary hold:
 - a near paper (some evidence, below the threshold) with feedback at least
   `ACCEPT_FEEDBACK` becomes a match;
 - a weak match (at or above the threshold but below `STRONG_SCORE`: passing
-  mentions adding up) with feedback below `KEEP_FEEDBACK` becomes near.
+  mentions adding up, a keyword's expansion in a lead) with feedback below
+  `KEEP_FEEDBACK` becomes near;
+- papers without any word of the topic are never matches (measured on the
+  judged set, the closest 1% to a profile were mostly unrelated), but when
+  the words leave near places free (`closest`), the papers holding most of
+  the profile take them: the digest offers them as fill, "close to your
+  topic", before unrelated new papers.
 
 It generalises to any topic or keyword: no list is involved, only the
 papers' own words. Below `MIN_STRONG` clear matches there is no profile and
 nothing changes. The profile reads at most `PROFILE_DOCS` clear matches (the
 best, ties by position) and the corpus frequencies are counted over at most
 `BACKGROUND_DOCS` evenly spaced papers (cached per corpus), so the cost stays
-small at 100,000 papers. Papers with no evidence at all are never added:
-measured on the judged set, the closest of them to a profile were mostly
-unrelated.
+small at 100,000 papers.
 """
 
 from __future__ import annotations
