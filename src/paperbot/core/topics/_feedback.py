@@ -237,7 +237,6 @@ def closest(
     bound = exact + sum((w * held for _, w, held in pairs), np.zeros(len(zero)))
     order = np.lexsort((zero, -bound))
     order = order[bound[order] >= MIN_CLOSE_FEEDBACK]
-    found: list[tuple[float, int]] = []
     # Confirmed: the best by the bound, a few times the room (an estimate
     # of the exact top, at a cost that does not grow with the corpus).
     chunk = order[: READ_FACTOR * room]
