@@ -237,7 +237,7 @@ class Subscriptions(commands.Cog):
         found = await topics.matches(result.topic)
         ids = found.ids[:EXAMPLES_SHOWN].tolist()
         return [
-            Example(p.title, topics.explain(result.topic, p))
+            Example(p.title, topics.explain(result.topic, p, matched=True))
             for p in await self.bot.app.corpus.get_papers(ids)
         ]
 
