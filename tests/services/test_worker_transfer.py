@@ -4,6 +4,7 @@ values, the file gone once mapped; a small one crosses the pipe as is."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from paperbot.services import worker_transfer
 from paperbot.services.worker_transfer import Spilled, discard, receive, run_and_spill
 
 
-def result() -> dict[str, object]:
+def result() -> dict[str, Any]:
     return {
         "ids": np.arange(1000, dtype=np.int64),
         "scores": np.linspace(0.0, 1.0, 500),
@@ -33,7 +34,7 @@ def test_a_result_comes_back_equal_spilled_or_not(
     sent = run_and_spill(result, path)
     assert isinstance(sent, Spilled) is spilled
     assert Path(path).exists() is spilled
-    got = receive(sent)
+    got: dict[str, Any] = receive(sent)
     discard(path)
     assert not Path(path).exists()
     expected = result()
@@ -52,7 +53,7 @@ def test_received_arrays_can_be_written_without_touching_the_file(
 ) -> None:
     monkeypatch.setattr(worker_transfer, "OUT_OF_BAND_BYTES", 1)
     path = tmp_path / "result"
-    got = receive(run_and_spill(result, str(path)))
+    got: dict[str, Any] = receive(run_and_spill(result, str(path)))
     assert isinstance(got, dict)
     before = path.read_bytes()
     got["ids"][0] = 99  # copy-on-write: the caller owns its arrays

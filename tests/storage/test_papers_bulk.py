@@ -31,7 +31,7 @@ async def test_cache_size_is_set_back_after_a_bulk_write(
     async def spy(conn: object, sql: str, rows: object) -> object:
         if sql.startswith("INSERT INTO papers"):
             seen.append(int((await sqlite_db.fetch_one("PRAGMA cache_size") or (0,))[0]))
-        return await executemany(conn, sql, rows)  # type: ignore[arg-type]
+        return await executemany(conn, sql, rows)
 
     monkeypatch.setattr(type(sqlite_db.conn), "executemany", spy)
     before = await sqlite_db.fetch_one("PRAGMA cache_size")

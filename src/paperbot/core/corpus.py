@@ -43,9 +43,9 @@ _HEADER_VENUE = re.compile(
 _PLAIN_VENUE = re.compile(r"^(?P<venue>[A-Za-z][A-Za-z-]{1,15})\s?(?P<year>(?:19|20)\d{2})$")
 _FILE_VENUE = re.compile(r"(?P<venue>[A-Za-z]+)[-_ ]?(?P<year>(?:19|20)\d{2})")
 # Known spellings; anything else keeps the file's own casing.
+_KNOWN_VENUES = ("NeurIPS", "ICML", "ICLR", "ACL", "EMNLP", "NAACL", "CVPR", "ICCV", "ECCV")
 _VENUE_NAMES = {
-    name.casefold(): name
-    for name in "NeurIPS ICML ICLR ACL EMNLP NAACL CVPR ICCV ECCV AAAI IJCAI COLM KDD TMLR".split()
+    name.casefold(): name for name in (*_KNOWN_VENUES, "AAAI", "IJCAI", "COLM", "KDD", "TMLR")
 }
 _METADATA_MARKERS = ("同领域", "高频主题", "跨会议")
 

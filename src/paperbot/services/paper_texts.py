@@ -67,8 +67,15 @@ class PaperTexts:
                 self._folder = tempfile.mkdtemp(prefix="paperbot-texts-")
                 files = await _normalize_into(columns, Path(self._folder))
                 self._value = SharedTexts(columns.ids, files)
+                del columns
+                workers.release_free_memory()  # the columns: only the ids stay
                 self.seconds = time.perf_counter() - start
             return self._value
+
+    async def search_index(self) -> SearchIndex:
+        """The search index of these papers, built in worker lane 0."""
+        shared = await self.get()
+        return await workers.off_lane(0, len(shared.ids), build_index_from, shared.files)
 
     def close(self) -> None:
         self._value = None

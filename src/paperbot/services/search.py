@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import ctypes.util
-import gc
 import logging
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -24,8 +21,8 @@ from paperbot.config import SearchSettings
 from paperbot.core import search as core
 from paperbot.core.models import Paper
 from paperbot.core.search import ParsedQuery, QueryProblem, parse_query
-from paperbot.services.paper_texts import PaperTexts, build_index_from
-from paperbot.services.workers import WORKER_THRESHOLD, off_loop
+from paperbot.services.paper_texts import PaperTexts
+from paperbot.services.workers import WORKER_THRESHOLD, off_loop, release_free_memory
 from paperbot.storage import papers as paper_store
 from paperbot.storage import search_index as index_store
 from paperbot.storage.backend import Database
@@ -47,26 +44,6 @@ THREAD_THRESHOLD = 20_000
 VERSION_TTL_SECONDS = 1.0
 # Results a caller can page through at most.
 MAX_RESULTS = 50
-
-
-def _malloc_trim() -> Callable[[int], int] | None:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim: Callable[[int], int] = libc.malloc_trim
-    except (OSError, AttributeError):  # not glibc: nothing to hand back
-        return None
-    return trim
-
-
-_TRIM = _malloc_trim()
-
-
-def release_free_memory() -> None:
-    """Return the heap freed by a load or an index build to the OS (glibc
-    keeps it otherwise, and every later peak would stack on top of it)."""
-    gc.collect()
-    if _TRIM is not None:
-        _TRIM(0)
 
 
 def _log_failure(task: asyncio.Task[core.SearchIndex]) -> None:
@@ -186,9 +163,8 @@ class SearchService:
         return self._version == await self._corpus_version()
 
     async def refresh(self, texts: PaperTexts | None = None) -> core.SearchIndex:
-        """Bring the index up to date now, waiting for any rebuild. A full
-        build takes the papers' normal forms from `texts` when given (a
-        load shares them with the topic corpus)."""
+        """Bring the index up to date now, waiting for any rebuild (a full build
+        from `texts` when given: a load shares them with the topic corpus)."""
         self.forget_version()
         version = await self._corpus_version()
         if self._index is not None and self._version == version:
@@ -301,10 +277,7 @@ class SearchService:
         # the build's peak does not stack on top of it.
         release_free_memory()
         if texts is not None:
-            shared = await texts.get()
-            index = await off_loop(len(shared.ids), build_index_from, shared.files)
-            del shared
-            return await self._serve_and_store(index, version)
+            return await self._serve_and_store(await texts.search_index(), version)
         columns = await index_store.paper_columns(self._db)
         size = len(columns.ids)
         # In a worker process at scale (the build would hold the GIL for
