@@ -196,14 +196,11 @@ def _noise_warning(
 
 def _looks_like_noise(title: str) -> bool:
     """Mostly symbols or digits: letters are under half of the visible characters."""
-    # Word by word: a whole word of letters is counted at once (the usual
-    # case), only mixed words character by character. `split()` drops the
-    # same characters `isspace` does.
-    visible = letters = 0
-    for word in title.split():
-        visible += len(word)
-        letters += len(word) if word.isalpha() else sum(map(str.isalpha, word))
-    return letters * 2 < visible
+    # `split()` drops the same characters `isspace` does; letters are counted
+    # at once when all of them are (the usual title), else one by one in C.
+    visible = "".join(title.split())
+    letters = len(visible) if visible.isalpha() else sum(map(str.isalpha, visible))
+    return letters * 2 < len(visible)
 
 
 def _limit_problem(ctx: _Context, title: str, summaries: Sequence[str]) -> str | None:
