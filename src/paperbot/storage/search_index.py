@@ -17,7 +17,6 @@ from numpy.typing import NDArray
 
 from paperbot.core.models import PaperColumns
 from paperbot.storage.backend import Database
-from paperbot.storage.papers import REWRITES_KEY
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,21 +169,6 @@ async def changed_since(db: Database, version: int, max_id: int) -> list[int]:
 async def clear_index(db: Database) -> None:
     async with db.transaction() as conn:
         await conn.execute("DELETE FROM search_index")
-
-
-async def papers_up_to(db: Database, max_id: int) -> tuple[int, int]:
-    """(how many live papers have ids up to `max_id`, how many loads so far
-    changed or removed papers): both unchanged means none of those papers
-    changed, went or came back since, so an index of them only needs the
-    papers after."""
-    row = await db.fetch_one(
-        "SELECT count(*), (SELECT value FROM meta WHERE key = ?) FROM papers"
-        " WHERE retired_at IS NULL AND id <= ?",
-        (REWRITES_KEY, max_id),
-    )
-    if row is None:
-        return 0, 0
-    return int(row[0]), int(row[1] or 0)
 
 
 _NEVER = 1 << 62  # a corpus version no load reaches

@@ -14,7 +14,7 @@ prepared for matching), `_matching` (batch matching with scores and
 explanations, coverage).
 """
 
-from paperbot.core.topics._append import append_corpus, merge_matches
+from paperbot.core.topics._append import append_corpus, merge_matches, update_corpus, without
 from paperbot.core.topics._bilingual import EXPANSION_WEIGHT, expand_bilingual
 from paperbot.core.topics._corpus import TopicCorpus, build_corpus
 from paperbot.core.topics._input import (
@@ -114,5 +114,7 @@ __all__ = [
     "stored_mark",
     "suggest",
     "term_key",
+    "update_corpus",
     "vocabulary_fingerprint",
+    "without",
 ]
