@@ -180,8 +180,10 @@ class SearchService:
             index, source = None, "appended"
             if self._index is not None:
                 index = await self._catch_up(self._index, self._version, version)
-            else:
-                index, source = await self._load_stored(version)
+            if index is None:
+                # With an index in memory, only a stored one of this very
+                # version (another process's load stored it) beats a build.
+                index, source = await self._load_stored(version, exact=self._index is not None)
             if index is None:
                 index, source = await self._build_and_store(version), "built"
             self._index, self._version = index, version
@@ -244,12 +246,14 @@ class SearchService:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._saving
 
-    async def _load_stored(self, version: int) -> tuple[core.SearchIndex | None, str]:
-        """The stored index: as it is when current ("stored"), or brought up
-        to date from the version its watermark covers ("appended"; a new
-        process after a load of a page), else (None, "built")."""
+    async def _load_stored(
+        self, version: int, *, exact: bool = False
+    ) -> tuple[core.SearchIndex | None, str]:
+        """The stored index: as it is when current ("stored"), or (unless
+        `exact`) brought up to date from the version its watermark covers
+        ("appended"; a new process after a load of a page), else (None, "built")."""
         tag = await index_store.stored_version(self._db)
-        if tag is None or tag[1] != core.INDEX_FORMAT:
+        if tag is None or tag[1] != core.INDEX_FORMAT or (exact and tag[0] != version):
             return None, "built"
         covered = tag[0]
         if covered != version and not await self._worth_catching_up(covered):
@@ -273,7 +277,6 @@ class SearchService:
         watermark `_save` writes (an index stored before papers recorded
         when they changed has none) and few enough papers changed since."""
         mark = await index_store.load_array(self._db, WATERMARK)
-        log.debug("search index watermark %s for version %d", mark, covered)
         if mark is None or len(mark) != 4 or int(mark[0]) != covered:
             return False
         _, max_id, live, dead = (int(v) for v in mark)
