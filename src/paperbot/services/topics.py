@@ -39,7 +39,6 @@ from paperbot.core.topics import (
     explain,
     match_topic,
     matches_from_arrays,
-    merge_matches,
     parse_vocabulary,
     resolve,
     stored_form,
@@ -47,7 +46,6 @@ from paperbot.core.topics import (
     suggest,
     update_corpus,
     vocabulary_fingerprint,
-    without,
 )
 from paperbot.services.search import COMPACT_SHARE
 from paperbot.services.workers import off_loop
@@ -174,10 +172,11 @@ class TopicService:
     async def _append(self, version: int) -> TopicCorpus | None:
         """The current corpus brought from the version it covers to `version`:
         the papers changed or removed since marked dead, the new and changed
-        ones appended; the vocabulary topics' matches follow (keywords' are
-        dropped: their typo corrections depend on every paper's words). None
-        (a full build, which compacts) once dead entries would pass
-        `COMPACT_SHARE`."""
+        ones appended; the vocabulary topics that had matches are matched
+        again over it (a topic's matches depend on the whole corpus: its clear
+        matches decide its borderline papers; keywords' are dropped and
+        matched when asked). None (a full build, which compacts) once dead
+        entries would pass `COMPACT_SHARE`."""
         snapshot = self._snapshot
         if snapshot is None or snapshot.mark is None or snapshot.mark[0] > version:
             return None
@@ -189,17 +188,15 @@ class TopicService:
         columns = await search_index.paper_columns(self.db, after_id=max_id, changed_after=covered)
         rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
         del columns
-        corpus, part = await asyncio.to_thread(update_corpus, snapshot.corpus, changed, rows)
-        gone = np.asarray(changed, dtype=np.int64)
-        old = {key[2]: found for key, found in self._matches.items() if key[1] == "topic"}
+        corpus, _ = await asyncio.to_thread(update_corpus, snapshot.corpus, changed, rows)
+        old = [key[2] for key in self._matches if key[1] == "topic"]
         self._matches.clear()
-        for key, found in old.items():
+        for key in old:
             topic = self.vocabulary.get(key)
             if topic is not None:
-                extra = await asyncio.to_thread(
-                    match_topic, topic, part, self._protected, self.vocabulary
+                self._matches[(version, "topic", key)] = await asyncio.to_thread(
+                    match_topic, topic, corpus, self._protected, self.vocabulary
                 )
-                self._matches[(version, "topic", key)] = merge_matches(without(found, gone), extra)
         return corpus
 
     async def _load_stored(self) -> _Snapshot | None:
@@ -343,11 +340,14 @@ class TopicService:
     async def match_count(self, topic: Topic) -> int:
         return len(await self.matches(topic))
 
-    def explain(self, topic: Topic, paper: Paper) -> tuple[str, ...]:
-        """Why the paper matches: ("title: scaling law", "summary: 缩放定律")."""
+    def explain(self, topic: Topic, paper: Paper, *, matched: bool = False) -> tuple[str, ...]:
+        """Why the paper matches: ("title: scaling law", "summary: 缩放定律");
+        `matched=True` for a paper of `matches(topic)` (see `core.topics.explain`)."""
         if self.is_retired(topic):
             return ()
-        return explain(topic, paper.title, paper.summary, self._protected, self.vocabulary)
+        return explain(
+            topic, paper.title, paper.summary, self._protected, self.vocabulary, matched=matched
+        )
 
     async def coverage(self) -> Coverage:
         """Every vocabulary topic's match count and the papers no topic matches."""
