@@ -1,0 +1,234 @@
+"""A server's personalization kept current vote by vote (pure, numpy only).
+
+`core.profile.personalize` builds what votes change in a pick from scratch:
+every reader's model, their sum over the corpus, the server's Rocchio term,
+its net 👎, the near-duplicate index over every 👎'd paper, the stacked models
+for pings. A server's picks (its digest, previews, every reader's personal
+digest) ask for that far more often than its readers vote, so
+`ProfileState` keeps those parts for one corpus version and changes only
+what a vote changes: the voter's model is fitted again and swapped into the
+stack and the sums, the per-paper vote counts move, a newly 👎'd paper joins
+the near-duplicate index. Each sum is recomputed from exact sources (the
+models, integer vote counts) rather than by adding and subtracting floats,
+so it cannot drift away from a rebuild however many votes come in.
+
+Arrays handed out in a `Personalization` are never changed afterwards (an
+update makes new ones), so a pick running in a worker thread is not
+disturbed by a vote arriving meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from paperbot.core.profile import (
+    EXPLORE_EVERY,
+    NEAR_DUPLICATE,
+    SERVER_WEIGHT,
+    Personalization,
+    Reader,
+)
+from paperbot.core.profile_index import ModelStack, NearIndex
+from paperbot.core.profile_model import (
+    DISLIKE_FACTOR,
+    FULL_CONFIDENCE_VOTES,
+    PROFILE_WEIGHT,
+    ReaderModel,
+    reader_models,
+)
+from paperbot.core.similarity import PaperVectors
+
+FloatArray = NDArray[np.float64]
+Counts = NDArray[np.int64]
+# A reader's votes: (liked positions, disliked positions), each sorted.
+ReaderVotes = tuple[tuple[int, ...], tuple[int, ...]]
+_NO_VOTES: ReaderVotes = ((), ())
+
+
+def reader_votes(liked: Sequence[int], disliked: Sequence[int]) -> ReaderVotes:
+    return tuple(sorted(liked)), tuple(sorted(disliked))
+
+
+class ProfileState:
+    """Every reader's votes and mutes in one server, and what they change in
+    a pick, over one corpus version's paper vectors."""
+
+    def __init__(self, vectors: PaperVectors) -> None:
+        papers = len(vectors)
+        self._vectors = vectors
+        # Padding terms carry weight 0, so a gather may read term 0 there.
+        self._gather_terms = vectors.terms.clip(0)
+        self._vocabulary = max(int(np.max(vectors.terms, initial=-1)) + 1, 1)
+        self._votes: dict[int, ReaderVotes] = {}
+        self._models: dict[int, ReaderModel] = {}
+        self._muted: dict[int, frozenset[int]] = {}
+        self._readers: dict[int, Reader] = {}
+        self._liked_by: Counts = np.zeros(papers, dtype=np.int64)
+        self._disliked_by: Counts = np.zeros(papers, dtype=np.int64)
+        self._indexed = np.zeros(papers, dtype=bool)
+        self._near = NearIndex(vectors, [], NEAR_DUPLICATE)
+        self._stack = ModelStack([])
+        self._discover: FloatArray = np.zeros(papers, dtype=np.float64)
+        self._server: FloatArray = np.zeros(papers, dtype=np.float64)
+        self._server_muted = np.zeros(papers, dtype=bool)
+
+    @classmethod
+    def build(
+        cls,
+        vectors: PaperVectors,
+        votes: Mapping[int, tuple[Sequence[int], Sequence[int]]],
+        muted: Mapping[int, Collection[int]],
+    ) -> ProfileState:
+        """From every reader's (liked, disliked) positions and the mutes'
+        positions by user (0: the server); the models are fitted together."""
+        state = cls(vectors)
+        state.set_mutes(muted)
+        state.update(votes)
+        return state
+
+    @property
+    def voters(self) -> int:
+        return len(self._votes)
+
+    def votes_of(self, user: int) -> ReaderVotes:
+        return self._votes.get(user, _NO_VOTES)
+
+    def model_of(self, user: int) -> ReaderModel:
+        return self._models.get(user, ReaderModel.none())
+
+    def update(self, votes: Mapping[int, tuple[Sequence[int], Sequence[int]]]) -> int:
+        """Set these readers' votes (both empty: they have none now). Only the
+        readers whose votes differ are fitted again; how many that was."""
+        changed: dict[int, ReaderVotes] = {}
+        for user, (liked, disliked) in votes.items():
+            now = reader_votes(liked, disliked)
+            if now != self.votes_of(user):
+                changed[user] = now
+        if not changed:
+            return 0
+        models = reader_models(self._vectors, list(changed.values()))
+        for (user, now), model in zip(changed.items(), models, strict=True):
+            self._count(self.votes_of(user), -1)
+            self._count(now, 1)
+            if now[0] or now[1]:
+                self._votes[user], self._models[user] = now, model
+            else:
+                self._votes.pop(user, None)
+                self._models.pop(user, None)
+            self._reader(user)
+        self._stack = self._stack.replaced(
+            {user: (self.model_of(user).terms, self.model_of(user).weights) for user in changed}
+        )
+        summed = np.bincount(self._stack.terms, self._stack.weights, self._vocabulary)
+        self._discover = self._gather(summed.astype(np.float64, copy=False))
+        self._server = self._server_scores()
+        self._index_dislikes()
+        return len(changed)
+
+    def set_mutes(self, muted: Mapping[int, Collection[int]]) -> None:
+        """Every mute's positions by user (0: the server), replacing the last."""
+        before = set(self._muted)
+        self._muted = {user: frozenset(found) for user, found in muted.items()}
+        server_muted = np.zeros(len(self._vectors), dtype=bool)
+        server_muted[list(self._muted.get(0, ()))] = True
+        self._server_muted = server_muted
+        for user in before | set(self._muted):
+            self._reader(user)
+
+    def personalization(
+        self,
+        audience: Collection[int],
+        *,
+        reader: int | None = None,
+        explore_every: int = EXPLORE_EVERY,
+    ) -> Personalization:
+        """What `core.profile.personalize` gives for these votes and mutes,
+        from the kept parts: the server's pick (its readers' models, the
+        server term for each subscriber who has not voted, net 👎 blocked), or
+        with `reader` that reader's own (see `personalize`)."""
+        blocked = self._server_muted.copy()
+        if reader is not None:
+            own = self._readers.get(reader, Reader(ReaderModel.none()))
+            discover = self._gather(self._dense(own.model))
+            boost = discover + SERVER_WEIGHT * self._server
+            blocked[list(own.blocked)] = True
+            disliked = np.array(sorted(own.disliked), dtype=np.intp)
+        else:
+            silent = sum(1 for user in audience if user not in self._votes)
+            discover = self._discover
+            boost = discover + (SERVER_WEIGHT * silent) * self._server
+            disliked = np.flatnonzero(self._liked_by < self._disliked_by).astype(np.intp)
+            blocked[disliked] = True
+        return Personalization(
+            boost,
+            discover,
+            blocked,
+            disliked,
+            dict(self._readers),
+            explore_every,
+            self._near,
+            self._stack,
+        )
+
+    def _count(self, votes: ReaderVotes, sign: int) -> None:
+        liked, disliked = votes
+        np.add.at(self._liked_by, np.asarray(liked, dtype=np.intp), sign)
+        np.add.at(self._disliked_by, np.asarray(disliked, dtype=np.intp), sign)
+
+    def _reader(self, user: int) -> None:
+        """The user's `Reader` again from their votes and mutes (as `personalize`)."""
+        liked, disliked = self.votes_of(user)
+        muted = self._muted.get(user, frozenset())
+        if liked or disliked:
+            own = frozenset(disliked)
+            self._readers[user] = Reader(self._models[user], own | muted, own)
+        elif user in self._muted and user:
+            self._readers[user] = Reader(ReaderModel.none(), muted)
+        else:
+            self._readers.pop(user, None)
+
+    def _dense(self, model: ReaderModel) -> FloatArray:
+        dense = np.zeros(self._vocabulary, dtype=np.float64)
+        dense[model.terms] = model.weights
+        return dense
+
+    def _gather(self, dense: FloatArray) -> FloatArray:
+        """Every paper's score under the term weights `dense`."""
+        found: FloatArray = (self._vectors.weights * dense[self._gather_terms]).sum(axis=1)
+        return found
+
+    def _term_sums(self, counts: Counts) -> FloatArray:
+        """Σ over papers of count x the paper's vector, by term."""
+        rows = np.flatnonzero(counts)
+        terms = self._gather_terms[rows].ravel()
+        weights = (self._vectors.weights[rows] * counts[rows, None]).ravel()
+        return np.bincount(terms, weights, self._vocabulary).astype(np.float64, copy=False)
+
+    def _server_scores(self) -> FloatArray:
+        """The server's model (Rocchio over all its votes, scaled as a
+        reader's) on every paper: what each silent subscriber adds."""
+        votes = int(self._liked_by.sum() + self._disliked_by.sum())
+        papers = len(self._vectors)
+        if votes == 0:
+            return np.zeros(papers, dtype=np.float64)
+        liked, disliked = self._term_sums(self._liked_by), self._term_sums(self._disliked_by)
+        dense = liked / max(float(np.linalg.norm(liked)), 1e-12)
+        dense -= DISLIKE_FACTOR * disliked / max(float(np.linalg.norm(disliked)), 1e-12)
+        scores = self._gather(dense)
+        voted = (self._liked_by > 0) | (self._disliked_by > 0)
+        peak = float(np.max(np.abs(scores[voted])))
+        if peak <= 0:
+            return np.zeros(papers, dtype=np.float64)
+        confidence = min(1.0, votes / FULL_CONFIDENCE_VOTES)
+        return scores * (PROFILE_WEIGHT * confidence / peak)
+
+    def _index_dislikes(self) -> None:
+        """Papers 👎'd for the first time join the near-duplicate index (one
+        whose 👎 is taken back stays: a look-up is checked against 👎 anyway)."""
+        new = np.flatnonzero((self._disliked_by > 0) & ~self._indexed)
+        if len(new):
+            self._near = self._near.extended(self._vectors, new.tolist())
+            self._indexed[new] = True
