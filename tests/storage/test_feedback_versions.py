@@ -4,6 +4,7 @@ a database from before the migration starts at its row count."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Awaitable
 from pathlib import Path
@@ -68,3 +69,13 @@ async def test_an_older_database_starts_at_its_row_count(tmp_path: Path) -> None
         assert await feedback.feedback_version(db, GUILD) == 4
     finally:
         await db.close()
+
+
+async def test_votes_at_once_are_each_counted(loaded_db: Database) -> None:
+    # Different readers at once: on PostgreSQL their transactions overlap and
+    # queue on the server's counter row; none is lost.
+    presses = [
+        feedback.toggle_vote(loaded_db, GUILD, 100 + n, 1 + n % 3, 1, FIXED_NOW) for n in range(12)
+    ]
+    await asyncio.gather(*presses)
+    assert await feedback.feedback_version(loaded_db, GUILD) == 12

@@ -113,7 +113,7 @@ class ModelStack:
         for user in models:
             rows.setdefault(user, len(rows))
         changed = np.array([rows[user] for user in models], dtype=np.intp)
-        keep = ~np.isin(self._owners, changed)
+        keep = self._owners != changed[0] if len(changed) == 1 else ~np.isin(self._owners, changed)
         sizes = [len(terms) for terms, _ in models.values()]
         new_terms = np.concatenate([np.zeros(0, np.int64), *(t for t, _ in models.values())])
         new_weights = np.concatenate([np.zeros(0), *(w for _, w in models.values())])

@@ -8,9 +8,11 @@ digest) ask for that far more often than its readers vote, so
 `ProfileState` keeps those parts for one corpus version and changes only
 what a vote changes: the voter's model is fitted again and swapped into the
 stack and the sums, the per-paper vote counts move, a newly 👎'd paper joins
-the near-duplicate index. Each sum is recomputed from exact sources (the
-models, integer vote counts) rather than by adding and subtracting floats,
-so it cannot drift away from a rebuild however many votes come in.
+the near-duplicate index. Sums by term are kept by adding and taking away,
+and a term no model or vote uses any more is set back to exactly 0 (each
+term counts its users), so they differ from a rebuild only in the last bits
+of terms still in use; per-paper sums (a paper's score under all models, the
+server term) are gathered afresh from them, and vote counts are integers.
 
 Arrays handed out in a `Personalization` are never changed afterwards (an
 update makes new ones), so a pick running in a worker thread is not
@@ -52,6 +54,30 @@ def reader_votes(liked: Sequence[int], disliked: Sequence[int]) -> ReaderVotes:
     return tuple(sorted(liked)), tuple(sorted(disliked))
 
 
+class _TermSums:
+    """A sum of sparse term vectors kept by adding and taking away. A term
+    that no vector in the sum uses any more is set back to exactly 0 (each
+    term counts its vectors), so the sum differs from one made afresh only
+    in the last bits of the terms still in use."""
+
+    def __init__(self, vocabulary: int) -> None:
+        self.values: FloatArray = np.zeros(vocabulary, dtype=np.float64)
+        self._users: Counts = np.zeros(vocabulary, dtype=np.int64)
+
+    def add(self, terms: NDArray[np.integer], weights: FloatArray, sign: int) -> None:
+        np.add.at(self.values, terms, sign * weights)
+        np.add.at(self._users, terms, sign)
+
+    def settle(self) -> None:
+        self.values[self._users == 0] = 0.0
+
+
+def _norm(vector: FloatArray) -> float:
+    # Not np.linalg.norm: its BLAS call hands off to threads, which on a
+    # busy machine costs more than the sum itself.
+    return float(np.sqrt(np.einsum("i,i->", vector, vector)))
+
+
 class ProfileState:
     """Every reader's votes and mutes in one server, and what they change in
     a pick, over one corpus version's paper vectors."""
@@ -68,6 +94,11 @@ class ProfileState:
         self._readers: dict[int, Reader] = {}
         self._liked_by: Counts = np.zeros(papers, dtype=np.int64)
         self._disliked_by: Counts = np.zeros(papers, dtype=np.int64)
+        # By term: the readers' models summed, the liked and the disliked
+        # papers' vectors summed (with a paper once per vote).
+        self._model_sums = _TermSums(self._vocabulary)
+        self._like_sums = _TermSums(self._vocabulary)
+        self._dislike_sums = _TermSums(self._vocabulary)
         self._indexed = np.zeros(papers, dtype=bool)
         self._near = NearIndex(vectors, [], NEAR_DUPLICATE)
         self._stack = ModelStack([])
@@ -113,6 +144,9 @@ class ProfileState:
         for (user, now), model in zip(changed.items(), models, strict=True):
             self._count(self.votes_of(user), -1)
             self._count(now, 1)
+            old = self.model_of(user)
+            self._model_sums.add(old.terms, old.weights, -1)
+            self._model_sums.add(model.terms, model.weights, 1)
             if now[0] or now[1]:
                 self._votes[user], self._models[user] = now, model
             else:
@@ -122,8 +156,9 @@ class ProfileState:
         self._stack = self._stack.replaced(
             {user: (self.model_of(user).terms, self.model_of(user).weights) for user in changed}
         )
-        summed = np.bincount(self._stack.terms, self._stack.weights, self._vocabulary)
-        self._discover = self._gather(summed.astype(np.float64, copy=False))
+        for sums in (self._model_sums, self._like_sums, self._dislike_sums):
+            sums.settle()
+        self._discover = self._gather(self._model_sums.values)
         self._server = self._server_scores()
         self._index_dislikes()
         return len(changed)
@@ -174,9 +209,14 @@ class ProfileState:
         )
 
     def _count(self, votes: ReaderVotes, sign: int) -> None:
-        liked, disliked = votes
-        np.add.at(self._liked_by, np.asarray(liked, dtype=np.intp), sign)
-        np.add.at(self._disliked_by, np.asarray(disliked, dtype=np.intp), sign)
+        for positions, counts, sums in (
+            (votes[0], self._liked_by, self._like_sums),
+            (votes[1], self._disliked_by, self._dislike_sums),
+        ):
+            rows = np.asarray(positions, dtype=np.intp)
+            np.add.at(counts, rows, sign)
+            real = self._vectors.terms[rows] >= 0
+            sums.add(self._vectors.terms[rows][real], self._vectors.weights[rows][real], sign)
 
     def _reader(self, user: int) -> None:
         """The user's `Reader` again from their votes and mutes (as `personalize`)."""
@@ -197,15 +237,10 @@ class ProfileState:
 
     def _gather(self, dense: FloatArray) -> FloatArray:
         """Every paper's score under the term weights `dense`."""
-        found: FloatArray = (self._vectors.weights * dense[self._gather_terms]).sum(axis=1)
+        # np.take: several times faster than indexing with the term array.
+        picked = np.take(dense, self._gather_terms)
+        found: FloatArray = np.einsum("ij,ij->i", self._vectors.weights, picked)
         return found
-
-    def _term_sums(self, counts: Counts) -> FloatArray:
-        """Σ over papers of count x the paper's vector, by term."""
-        rows = np.flatnonzero(counts)
-        terms = self._gather_terms[rows].ravel()
-        weights = (self._vectors.weights[rows] * counts[rows, None]).ravel()
-        return np.bincount(terms, weights, self._vocabulary).astype(np.float64, copy=False)
 
     def _server_scores(self) -> FloatArray:
         """The server's model (Rocchio over all its votes, scaled as a
@@ -214,9 +249,9 @@ class ProfileState:
         papers = len(self._vectors)
         if votes == 0:
             return np.zeros(papers, dtype=np.float64)
-        liked, disliked = self._term_sums(self._liked_by), self._term_sums(self._disliked_by)
-        dense = liked / max(float(np.linalg.norm(liked)), 1e-12)
-        dense -= DISLIKE_FACTOR * disliked / max(float(np.linalg.norm(disliked)), 1e-12)
+        liked, disliked = self._like_sums.values, self._dislike_sums.values
+        dense = liked / max(_norm(liked), 1e-12)
+        dense -= DISLIKE_FACTOR * disliked / max(_norm(disliked), 1e-12)
         scores = self._gather(dense)
         voted = (self._liked_by > 0) | (self._disliked_by > 0)
         peak = float(np.max(np.abs(scores[voted])))
