@@ -46,6 +46,10 @@ class NearIndex:
         added._rows = np.insert(self._rows, at, added._rows)
         return added
 
+    @property
+    def nbytes(self) -> int:
+        return int(self._terms.nbytes + self._rows.nbytes)
+
     def near(self, vectors: PaperVectors, position: int) -> frozenset[int]:
         """The indexed papers within the threshold of the paper at `position`."""
         found = self._memo.get(position)
@@ -127,6 +131,10 @@ class ModelStack:
         stack.weights = np.insert(self.weights[keep], at, new_weights[order])
         stack._owners = np.insert(self._owners[keep], at, new_owners[order])
         return stack
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.terms.nbytes + self.weights.nbytes + self._owners.nbytes)
 
     def scores(self, vectors: PaperVectors, position: int) -> NDArray[np.float64]:
         """Each row's score of the paper at `position`, in row order."""

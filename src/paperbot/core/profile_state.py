@@ -68,6 +68,10 @@ class _TermSums:
         np.add.at(self.values, terms, sign * weights)
         np.add.at(self._users, terms, sign)
 
+    @property
+    def nbytes(self) -> int:
+        return int(self.values.nbytes + self._users.nbytes)
+
     def settle(self) -> None:
         self.values[self._users == 0] = 0.0
 
@@ -85,8 +89,6 @@ class ProfileState:
     def __init__(self, vectors: PaperVectors) -> None:
         papers = len(vectors)
         self._vectors = vectors
-        # Padding terms carry weight 0, so a gather may read term 0 there.
-        self._gather_terms = vectors.terms.clip(0)
         self._vocabulary = max(int(np.max(vectors.terms, initial=-1)) + 1, 1)
         self._votes: dict[int, ReaderVotes] = {}
         self._models: dict[int, ReaderModel] = {}
@@ -123,6 +125,15 @@ class ProfileState:
     @property
     def voters(self) -> int:
         return len(self._votes)
+
+    @property
+    def nbytes(self) -> int:
+        """Roughly the memory this state holds (its arrays and models)."""
+        arrays = [self._liked_by, self._disliked_by, self._indexed, self._discover, self._server]
+        models = sum(m.terms.nbytes + m.weights.nbytes for m in self._models.values())
+        sums = sum(t.nbytes for t in (self._model_sums, self._like_sums, self._dislike_sums))
+        held = sum(a.nbytes for a in arrays) + self._server_muted.nbytes + models + sums
+        return int(held + self._stack.nbytes + self._near.nbytes)
 
     def votes_of(self, user: int) -> ReaderVotes:
         return self._votes.get(user, _NO_VOTES)
@@ -237,9 +248,12 @@ class ProfileState:
 
     def _gather(self, dense: FloatArray) -> FloatArray:
         """Every paper's score under the term weights `dense`."""
-        # np.take: several times faster than indexing with the term array.
-        picked = np.take(dense, self._gather_terms)
-        found: FloatArray = np.einsum("ij,ij->i", self._vectors.weights, picked)
+        # np.take: several times faster than indexing with the term array;
+        # padding (-1) is clipped to term 0, read with weight 0.
+        picked = np.take(dense, self._vectors.terms, mode="clip")
+        # Summed as `personalize` sums (not einsum): the same order of
+        # additions, so papers that tie there tie here too.
+        found: FloatArray = (self._vectors.weights * picked).sum(axis=1)
         return found
 
     def _server_scores(self) -> FloatArray:

@@ -34,10 +34,12 @@ from paperbot.storage.feedback import VoteOutcome
 
 log = logging.getLogger(__name__)
 
-# Servers whose personalization is kept (least recently picked for dropped
-# first): a server with 1,000 readers x 50 votes over 100,000 papers holds
-# about 60 MB, a server with a few votes well under 10.
+# Servers whose personalization is kept, and the memory they may hold
+# together (the least recently picked is dropped first; the one in use is
+# always kept): 1,000 readers x 50 votes over 100,000 papers hold about
+# 60 MB, a server with a few votes about 10 MB there.
 PROFILE_SERVERS = 64
+PROFILE_MEMORY = 512 * 2**20
 
 T = TypeVar("T")
 # user -> corpus position -> +1 / -1
@@ -64,10 +66,17 @@ def _split(votes: Mapping[int, int]) -> tuple[list[int], list[int]]:
 
 
 class GuildProfiles:
-    def __init__(self, db: Database, topics: TopicService, capacity: int = PROFILE_SERVERS) -> None:
+    def __init__(
+        self,
+        db: Database,
+        topics: TopicService,
+        capacity: int = PROFILE_SERVERS,
+        memory: int = PROFILE_MEMORY,
+    ) -> None:
         self._db = db
         self._topics = topics
         self._capacity = capacity
+        self._memory = memory
         self._copies: OrderedDict[int, _Copy] = OrderedDict()
         self._locks: dict[int, asyncio.Lock] = {}
 
@@ -151,10 +160,7 @@ class GuildProfiles:
             copy = await self._build(guild_id, corpus, version)
         elif copy.version != version:
             await self._reread(guild_id, copy, version)
-        self._copies[guild_id] = copy
-        self._copies.move_to_end(guild_id)
-        while len(self._copies) > self._capacity:
-            self._copies.popitem(last=False)
+        self._keep(guild_id, copy)
         if copy.mutes_stale:
             copy.mutes_stale = False
             mutes = await store.guild_mutes(self._db, guild_id)
@@ -166,6 +172,16 @@ class GuildProfiles:
             copy.dirty = set()
             await self._in_thread(guild_id, lambda: copy.state.update(changed))
         return copy
+
+    def _keep(self, guild_id: int, copy: _Copy) -> None:
+        """Remember `copy` as the most recent, dropping the least recently
+        used ones over the count or the memory allowed."""
+        self._copies[guild_id] = copy
+        self._copies.move_to_end(guild_id)
+        held = sum(c.state.nbytes for c in self._copies.values())
+        while len(self._copies) > 1 and (len(self._copies) > self._capacity or held > self._memory):
+            _, dropped = self._copies.popitem(last=False)
+            held -= dropped.state.nbytes
 
     async def _build(self, guild_id: int, corpus: CorpusArrays, version: int) -> _Copy:
         """The copy from scratch: read before it is built, `version` is never
@@ -214,4 +230,4 @@ class GuildProfiles:
             raise
 
 
-__all__ = ["PROFILE_SERVERS", "GuildProfiles"]
+__all__ = ["PROFILE_MEMORY", "PROFILE_SERVERS", "GuildProfiles"]
