@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from paperbot.core import limits
-from paperbot.core.topics import TopicInputError, parse_vocabulary
+from paperbot.core.topics import FEEDBACK_REASON, TopicInputError, parse_vocabulary
 from paperbot.services.subscriptions import (
     MAX_PER_USER,
     SubscriptionLimitError,
@@ -139,7 +139,10 @@ async def test_every_match_explains_itself(topics: TopicService) -> None:
         ids = (await topics.matches(topic)).ids.tolist()
         assert ids, f"{topic.key} matches no paper: nothing to explain"
         for paper_id in ids:
-            assert topics.explain(topic, by_id[paper_id]), (topic.key, paper_id)
+            reasons = topics.explain(topic, by_id[paper_id], matched=True)
+            # Every match names the words it rests on, or says the feedback took it.
+            assert reasons, (topic.key, paper_id)
+            assert reasons[0] != FEEDBACK_REASON, (topic.key, paper_id, reasons)
 
 
 async def test_matches_are_cached_until_the_corpus_changes(

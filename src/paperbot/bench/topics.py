@@ -10,10 +10,11 @@ a floor for a scan-everything approach, not an equivalent.
 is the mean /subscribe suggestion time over sample inputs.
 
 Incremental (what a page arriving costs): `append_1pct_s` extends the corpus
-by 1% more papers and merges every vocabulary topic's matches with the new
-papers' (`append_vs_build` over `build_s` plus `match_all_s`, the full
-work it replaces); `encode_s`/`decode_s` turn the corpus and matches into
-the stored arrays and back (a restart's CPU instead of the build).
+by 1% more papers and matches every vocabulary topic again over it (a
+topic's matches depend on the whole corpus; `append_vs_build` over `build_s`
+plus `match_all_s`, the full work it replaces); `encode_s`/`decode_s` turn
+the corpus and matches into the stored arrays and back (a restart's CPU
+instead of the build).
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ from paperbot.core.topics import (
     corpus_from_arrays,
     match_topic,
     matches_from_arrays,
-    merge_matches,
     parse_vocabulary,
     suggest,
 )
@@ -112,10 +112,9 @@ def _incremental(
     first = len(corpus) + 1
     appended = append_corpus(corpus, [(i, t, s) for i, (t, s) in enumerate(added, first)])
     assert appended is not None  # ids follow the corpus's
-    _, part = appended
+    extended, _ = appended
     merged: dict[str, TopicMatches] = {
-        t.key: merge_matches(matches[t.key], match_topic(t, part, protected, vocabulary))
-        for t in vocabulary.topics
+        t.key: match_topic(t, extended, protected, vocabulary) for t in vocabulary.topics
     }
     append_s = time.perf_counter() - start
     start = time.perf_counter()

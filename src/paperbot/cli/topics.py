@@ -116,7 +116,7 @@ def _match_json(app: App, topic: Topic, paper: Paper, score: float) -> dict[str,
         "id": paper.id,
         "title": paper.title,
         "score": round(score, 4),
-        "reasons": list(app.topics.explain(topic, paper)),
+        "reasons": list(app.topics.explain(topic, paper, matched=True)),
     }
 
 

@@ -1,7 +1,8 @@
 """Why each digest pick is there (`match_reason`, `near_reason`,
 `fill_reason`), and near fill: when a reader's matching papers run out, the
 digest's next slots go to papers with some evidence for their topics (a passing mention,
-a weak alias alone: below the match threshold) before unrelated new papers.
+a weak alias alone: below the match threshold; or, where those leave room, the papers
+closest to the topic's clear matches, `core.topics`' feedback) before unrelated new papers.
 
 They are fill, never matches: the pick says "close to your topic", not
 "matches". Relevance is the same sum as for matches (near score x the

@@ -40,7 +40,6 @@ from paperbot.core.topics import (
     explain,
     match_topic,
     matches_from_arrays,
-    merge_matches,
     parse_vocabulary,
     resolve,
     stored_form,
@@ -168,8 +167,10 @@ class TopicService:
 
     async def _append(self, version: int) -> TopicCorpus | None:
         """The current corpus plus the papers added since, when nothing else
-        changed; the vocabulary topics' matches follow (keywords' are dropped:
-        their typo corrections depend on every paper's words)."""
+        changed; the vocabulary topics that had matches are matched again
+        over it (a topic's matches depend on the whole corpus: its clear
+        matches decide its borderline papers; keywords' are dropped and
+        matched when asked)."""
         snapshot = self._snapshot
         if snapshot is None or snapshot.mark is None:
             return None
@@ -181,16 +182,15 @@ class TopicService:
         appended = await asyncio.to_thread(append_corpus, snapshot.corpus, rows)
         if appended is None:
             return None
-        corpus, part = appended
-        old = {key[2]: found for key, found in self._matches.items() if key[1] == "topic"}
+        corpus, _ = appended
+        old = [key[2] for key in self._matches if key[1] == "topic"]
         self._matches.clear()
-        for key, found in old.items():
+        for key in old:
             topic = self.vocabulary.get(key)
             if topic is not None:
-                extra = await asyncio.to_thread(
-                    match_topic, topic, part, self._protected, self.vocabulary
+                self._matches[(version, "topic", key)] = await asyncio.to_thread(
+                    match_topic, topic, corpus, self._protected, self.vocabulary
                 )
-                self._matches[(version, "topic", key)] = merge_matches(found, extra)
         return corpus
 
     async def _load_stored(self) -> _Snapshot | None:
@@ -332,11 +332,14 @@ class TopicService:
     async def match_count(self, topic: Topic) -> int:
         return len(await self.matches(topic))
 
-    def explain(self, topic: Topic, paper: Paper) -> tuple[str, ...]:
-        """Why the paper matches: ("title: scaling law", "summary: 缩放定律")."""
+    def explain(self, topic: Topic, paper: Paper, *, matched: bool = False) -> tuple[str, ...]:
+        """Why the paper matches: ("title: scaling law", "summary: 缩放定律");
+        `matched=True` for a paper of `matches(topic)` (see `core.topics.explain`)."""
         if self.is_retired(topic):
             return ()
-        return explain(topic, paper.title, paper.summary, self._protected, self.vocabulary)
+        return explain(
+            topic, paper.title, paper.summary, self._protected, self.vocabulary, matched=matched
+        )
 
     async def coverage(self) -> Coverage:
         """Every vocabulary topic's match count and the papers no topic matches."""

@@ -11,12 +11,20 @@ TOML parsing with line-numbered errors), `_bilingual` (`expand_bilingual`:
 English <-> Chinese expansion of keywords and query terms), `_input`
 (checking and resolving user text, autocomplete), `_corpus` (papers
 prepared for matching), `_matching` (batch matching with scores and
-explanations, coverage).
+explanations, coverage), `_feedback` (the clear matches of a topic deciding
+its borderline papers).
 """
 
-from paperbot.core.topics._append import append_corpus, merge_matches
+from paperbot.core.topics._append import append_corpus
 from paperbot.core.topics._bilingual import EXPANSION_WEIGHT, expand_bilingual
 from paperbot.core.topics._corpus import TopicCorpus, build_corpus
+from paperbot.core.topics._feedback import (
+    ACCEPT_FEEDBACK,
+    CLOSE_SCALE,
+    KEEP_FEEDBACK,
+    MIN_STRONG,
+    STRONG_SCORE,
+)
 from paperbot.core.topics._input import (
     EMPTY_TOPIC,
     NO_LETTERS,
@@ -30,6 +38,7 @@ from paperbot.core.topics._input import (
 )
 from paperbot.core.topics._keys import term_key
 from paperbot.core.topics._matching import (
+    FEEDBACK_REASON,
     MAX_TOPIC_SCORE,
     NEAR_LIMIT,
     RELEVANCE_THRESHOLD,
@@ -68,12 +77,18 @@ from paperbot.core.topics._vocabulary import (
 )
 
 __all__ = [
+    "ACCEPT_FEEDBACK",
+    "CLOSE_SCALE",
     "EMPTY_TOPIC",
     "EXPANSION_WEIGHT",
+    "FEEDBACK_REASON",
+    "KEEP_FEEDBACK",
     "MAX_TOPIC_SCORE",
+    "MIN_STRONG",
     "NEAR_LIMIT",
     "NO_LETTERS",
     "RELEVANCE_THRESHOLD",
+    "STRONG_SCORE",
     "TOPICS_FORMAT",
     "TOPIC_EXTRA_TERMS_COUNTED",
     "TOPIC_EXTRA_TERM_WEIGHT",
@@ -106,7 +121,6 @@ __all__ = [
     "is_typo_of",
     "match_topic",
     "matches_from_arrays",
-    "merge_matches",
     "parse_vocabulary",
     "resolve",
     "score_paper",

@@ -1,5 +1,4 @@
-"""Following the corpus incrementally: new papers appended to a `TopicCorpus`,
-and the vocabulary topics' matches extended by the new papers' alone.
+"""Following the corpus incrementally: new papers appended to a `TopicCorpus`.
 
 A load that only adds papers (a new page) does not need the whole corpus
 normalised again: the new papers are prepared on their own and each field's
@@ -7,11 +6,10 @@ postings are extended (every new paper's position is after every old one,
 so each posting list stays ascending). The result equals a full build of
 the same papers.
 
-A vocabulary topic's score for a paper depends on that paper alone, so the
-matches over old and new papers are the old matches merged with the new
-papers' matches, in the same order as `match_topic` over all of them. A
-keyword's are not: its typo corrections come from the words of the whole
-corpus, so the caller matches keywords again.
+Matches are not merged: a topic's matches depend on the whole corpus (its
+clear matches decide its borderline papers, `_feedback`; a keyword's typo
+corrections come from every paper's words), so the caller matches again over
+the extended corpus, which costs a small share of normalising it.
 """
 
 from __future__ import annotations
@@ -20,15 +18,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from paperbot.core.topics._corpus import (
-    FieldIndex,
-    FloatArray,
-    IntArray,
-    PosArray,
-    TopicCorpus,
-    build_corpus,
-)
-from paperbot.core.topics._matching import NEAR_LIMIT, TopicMatches
+from paperbot.core.topics._corpus import FieldIndex, PosArray, TopicCorpus, build_corpus
 
 
 def append_corpus(
@@ -70,21 +60,3 @@ def _merge_postings(
         before = merged.get(key)
         merged[key] = shifted if before is None else np.concatenate([before, shifted])
     return merged
-
-
-def merge_matches(old: TopicMatches, part: TopicMatches) -> TopicMatches:
-    """A vocabulary topic's matches over old and new papers, from each side's
-    (equal to `match_topic` over all of them)."""
-    ids, scores = _best_first(
-        np.concatenate([old.ids, part.ids]), np.concatenate([old.scores, part.scores])
-    )
-    near_ids, near_scores = _best_first(
-        np.concatenate([old.near_ids, part.near_ids]),
-        np.concatenate([old.near_scores, part.near_scores]),
-    )
-    return TopicMatches(ids, scores, near_ids[:NEAR_LIMIT], near_scores[:NEAR_LIMIT])
-
-
-def _best_first(ids: IntArray, scores: FloatArray) -> tuple[IntArray, FloatArray]:
-    order = np.lexsort((ids, -scores))
-    return ids[order], scores[order]

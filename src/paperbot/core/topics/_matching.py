@@ -8,7 +8,8 @@ A paper matches when its score reaches `RELEVANCE_THRESHOLD`. The score says
 how central the topic is to the paper: a term in the title counts most, in
 the lead of the summary (its opening share) next, a passing mention later
 least (more when said twice); every further term of the topic found adds a
-little. So a single passing mention falls below the threshold. Weak aliases
+little. So a single passing mention falls below the threshold. Then the
+topic's clear matches decide its borderline papers (`_feedback`). Weak aliases
 (`Topic.weak_aliases`) count only in the title or beside another term of the
 topic. Papers' words are matched exactly (after folding): typo tolerance is
 for what users type (`resolve` for topics; a keyword's word that no paper
@@ -35,6 +36,7 @@ from paperbot.core.topics._corpus import (
     TopicCorpus,
     build_corpus,
 )
+from paperbot.core.topics._feedback import closest, refine
 from paperbot.core.topics._keys import needle, term_key
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
@@ -59,6 +61,9 @@ LEAD_SHARE = 0.35
 LEAD_MIN_CHARS = 40
 """The lead of a summary: its first `LEAD_SHARE` (at least `LEAD_MIN_CHARS`
 characters of its key), where a summary says what the paper is about."""
+
+FEEDBACK_REASON = "close to the topic's clear matches"
+"""The reason shown for a match the feedback accepted (see `_feedback`)."""
 
 NEAR_LIMIT = 24
 """Most near matches kept per topic: papers with some evidence for the topic
@@ -276,14 +281,29 @@ def match_topic(
     """Every paper of the corpus the topic is relevant to, with scores, best first.
 
     Scores (see the module doc) are at most `MAX_TOPIC_SCORE`; papers below
-    `RELEVANCE_THRESHOLD` are left out; ties are broken by paper id. With
+    `RELEVANCE_THRESHOLD` are left out, then the topic's clear matches decide
+    the borderline papers (`_feedback.refine`: a near paper they accept
+    matches with the threshold score, a weak match they reject becomes near);
+    ties are broken by paper id. With
     `vocabulary`, a keyword is expanded through its bilingual concepts.
     Pass `vocabulary.term_words()` as `protected` so a keyword's word is
     never corrected to a vocabulary word it is not.
     """
     score = _scores(_counted_hits(topic, corpus, protected, vocabulary), len(corpus))
-    positions = _best_first(score, corpus.ids, np.flatnonzero(score >= RELEVANCE_THRESHOLD))
-    near = np.flatnonzero((score > 0) & (score < RELEVANCE_THRESHOLD))
+    matched = score >= RELEVANCE_THRESHOLD
+    refined = refine(score, corpus, RELEVANCE_THRESHOLD)
+    # A paper the feedback accepts gets the least match score: its words
+    # alone said less than any other match's.
+    score[refined.accepted] = RELEVANCE_THRESHOLD
+    matched[refined.accepted] = True
+    matched[refined.dropped] = False
+    positions = _best_first(score, corpus.ids, np.flatnonzero(matched))
+    near = np.flatnonzero((score > 0) & ~matched)
+    if len(near) < NEAR_LIMIT:
+        # Room left among the near papers: the closest to the profile.
+        close, close_scores = closest(score, corpus, refined.weights, NEAR_LIMIT - len(near))
+        score[close] = close_scores
+        near = np.flatnonzero((score > 0) & ~matched)
     if len(near) > NEAR_LIMIT:
         # Every paper tied with the last one kept stays a candidate, so ties
         # go by paper id (as a merge of appended papers' matches does).
@@ -307,20 +327,26 @@ def explain(
     summary: str,
     protected: frozenset[str] = frozenset(),
     vocabulary: Vocabulary | None = None,
+    *,
+    matched: bool = False,
 ) -> tuple[str, ...]:
     """Why a paper matches a topic: `("title: scaling law", "summary: 缩放定律")`.
 
     One line per field and counted term, title lines first; empty when the
-    paper does not match. The same code as `match_topic`.
+    paper does not match. The same code as `match_topic`, on the paper
+    alone: pass `matched=True` for a paper `match_topic` returned, and a
+    match its words alone do not carry (the feedback accepted it) ends with
+    `FEEDBACK_REASON`.
     """
     corpus = build_corpus([(0, title, summary)])
     hits = _counted_hits(topic, corpus, protected, vocabulary)
-    if _scores(hits, 1)[0] < RELEVANCE_THRESHOLD:
+    alone = _scores(hits, 1)[0] >= RELEVANCE_THRESHOLD
+    if not (alone or matched):
         return ()
     counted = [(term, found) for term, found in hits if len(found.positions)]
     lines = [f"title: {t.shown}" for t, found in counted if found.in_title[0]]
     lines += [f"summary: {t.shown}" for t, found in counted if found.in_summary[0]]
-    return tuple(lines)
+    return tuple(lines) if alone else (*lines, FEEDBACK_REASON)
 
 
 def score_paper(

@@ -17,9 +17,10 @@ from paperbot.core.topics._corpus import FIELDS, FieldIndex, PosArray, TopicCorp
 from paperbot.core.topics._matching import TopicMatches, match_topic
 from paperbot.core.topics._vocabulary import Vocabulary
 
-TOPICS_FORMAT = 1
-"""Bumped whenever the arrays or the matching form change: a stored corpus
-of another format is rebuilt instead of being misread."""
+TOPICS_FORMAT = 2
+"""Bumped whenever the arrays, the matching form or the matcher change: a
+stored corpus of another format is rebuilt instead of being misread, and its
+matches are not reused (2: pseudo-relevance feedback)."""
 
 _SEP = "\x00"
 
