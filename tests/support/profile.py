@@ -55,5 +55,6 @@ def assert_same_picks(found: Sequence[Pick], expected: Sequence[Pick]) -> None:
     for mine, theirs in zip(found, expected, strict=True):
         assert mine.profile == pytest.approx(theirs.profile, rel=1e-9, abs=1e-12)
         if replace(mine, profile=0.0) != replace(theirs, profile=0.0):
-            assert (mine.kind, mine.relevance) == (theirs.kind, pytest.approx(theirs.relevance))
+            assert mine.kind == theirs.kind
+            assert mine.relevance == pytest.approx(theirs.relevance)
             return
