@@ -14,6 +14,7 @@ from paperbot.core.digest import CorpusArrays, PreparedDemand, TopicDemand
 from paperbot.core.profile import Personalization, Vote, personalize
 from paperbot.services.app import App
 from paperbot.services.feedback import SERVER
+from paperbot.services.feedback_profiles import GuildProfiles
 from paperbot.storage import feedback as feedback_store
 from paperbot.storage.backend import Database
 from tests.support.app import FIXED_NOW, settings_for
@@ -140,3 +141,30 @@ async def test_a_vote_here_is_applied_without_reading_the_votes(
     assert kept is not None
     assert reads == [1]
     assert 12 in kept.readers
+
+
+@pytest.mark.parametrize(
+    ("capacity", "memory", "rereads"), [(2, 2**30, 0), (1, 2**30, 1), (2, 1, 1)]
+)
+async def test_the_least_recent_server_is_dropped_past_the_count_or_memory(
+    loaded_app: App, monkeypatch: pytest.MonkeyPatch, capacity: int, memory: int, rereads: int
+) -> None:
+    app, ids = loaded_app, await papers(loaded_app)
+    corpus = await app.digest.corpus_arrays()
+    profiles = GuildProfiles(app._db, app.topics, capacity=capacity, memory=memory)
+    for guild in (GUILD, GUILD + 1):
+        await app.feedback.vote(guild, 10, ids[guild], 1, FIXED_NOW)
+        assert await profiles.personalization(guild, corpus, AUDIENCE) is not None
+    reads: list[int] = []
+    real = feedback_store.guild_votes
+
+    async def counted(db: Database, guild_id: int, user_id: int | None = None) -> list[Vote]:
+        reads.append(guild_id)
+        return await real(db, guild_id, user_id)
+
+    monkeypatch.setattr(feedback_store, "guild_votes", counted)
+    kept = await profiles.personalization(GUILD + 1, corpus, AUDIENCE)  # the most recent: kept
+    assert kept is not None
+    assert reads == []
+    await profiles.personalization(GUILD, corpus, AUDIENCE)
+    assert len(reads) == rereads

@@ -107,6 +107,7 @@ class ProfileState:
         self._discover: FloatArray = np.zeros(papers, dtype=np.float64)
         self._server: FloatArray = np.zeros(papers, dtype=np.float64)
         self._server_muted = np.zeros(papers, dtype=bool)
+        self._nbytes = self._held()
 
     @classmethod
     def build(
@@ -128,7 +129,10 @@ class ProfileState:
 
     @property
     def nbytes(self) -> int:
-        """Roughly the memory this state holds (its arrays and models)."""
+        """Roughly the memory this state holds (worked out once per update)."""
+        return self._nbytes
+
+    def _held(self) -> int:
         arrays = [self._liked_by, self._disliked_by, self._indexed, self._discover, self._server]
         models = sum(m.terms.nbytes + m.weights.nbytes for m in self._models.values())
         sums = sum(t.nbytes for t in (self._model_sums, self._like_sums, self._dislike_sums))
@@ -172,6 +176,7 @@ class ProfileState:
         self._discover = self._gather(self._model_sums.values)
         self._server = self._server_scores()
         self._index_dislikes()
+        self._nbytes = self._held()
         return len(changed)
 
     def set_mutes(self, muted: Mapping[int, Collection[int]]) -> None:
