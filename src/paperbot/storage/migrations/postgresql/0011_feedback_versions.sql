@@ -1,4 +1,4 @@
--- PostgreSQL twin of ../0010_feedback_versions.sql: a counter per server that
+-- PostgreSQL twin of ../0011_feedback_versions.sql: a counter per server that
 -- every row changed in its votes or mutes moves by one (a trigger, so every
 -- writer counts), read by each process to know whether its in-memory
 -- personalization of that server is current. Concurrent changes of one
