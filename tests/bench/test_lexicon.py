@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 from paperbot.bench import lexicon
-from paperbot.bench.lexicon_mining import Paper, chinese_candidates, english_candidates
+from paperbot.bench.lexicon_mining import (
+    Candidate,
+    Paper,
+    chinese_candidates,
+    english_candidates,
+)
 
 PAPERS = [
     Paper("Data Deduplication at Scale", "本文研究去重对模型的作用，去重很重要。"),
@@ -20,8 +25,8 @@ PAPERS = [
 ]
 
 
-def _terms(found: list[object]) -> list[str]:
-    return [c.term for c in found]  # type: ignore[attr-defined]
+def _terms(found: list[Candidate]) -> list[str]:
+    return [c.term for c in found]
 
 
 @pytest.mark.parametrize(

@@ -24,6 +24,7 @@ from paperbot.bench.lexicon_mining import (
 )
 from paperbot.config import BUNDLED_CORPUS, BUNDLED_TOPICS
 from paperbot.core.corpus import decode, merge_entries, parse_text
+from paperbot.core.models import Entry
 from paperbot.core.topics import Vocabulary, parse_vocabulary, term_key
 
 DEFAULT_MIN_DF = 3
@@ -58,7 +59,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def corpus_papers(folder: Path) -> list[Paper]:
     """Every paper of the pages in `folder` (merged as a load merges them)."""
-    entries = []
+    entries: list[Entry] = []
     for path in sorted(folder.glob("*.txt")):
         text = decode(path.read_bytes(), path.name)
         if isinstance(text, str):

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from paperbot.core.search._words import FUNCTION_WORDS, STOP_WORDS
+from paperbot.core.search import FUNCTION_WORDS, STOP_WORDS
 from paperbot.core.text import fold_word, is_cjk_run, latin_words, normalize, tokens
 
 MIN_GRAM = 2
