@@ -1,13 +1,19 @@
-"""Load N synthetic papers into a fresh database as `paperbot load` does, then reload them.
+"""Load N synthetic papers into a fresh database, then reload them unchanged.
 
-`paperbot load` is ready when it ends: the papers are stored, and so are the
-search index and the topic corpus with every vocabulary topic's matches. The
-load runs in a fresh process (its peak memory is the load's alone, worker
-processes sampled with it) and reports where the time went: parse (read,
-parse, merge, plan), store (the papers written), search index, topic
-matches. Baseline in the same run: plain sqlite3 `executemany` of the same
-rows, the least any loader must do (`load_vs_baseline` is the whole
-`paperbot load` over it).
+Baseline in the same process: plain sqlite3 `executemany` of the same rows,
+the least any loader must do. `load_vs_baseline` is our full load (read,
+parse, merge, diff, write) over that. Then `paperbot load` in new processes
+(`bench/incremental.py`): the full build of the index and topic matches, and
+1% more papers on top (`more_vs_full_*`: time and peak RSS over the full
+build's, same run).
+
+`whole_*`: the whole `paperbot load` of the N new papers as the command runs
+it (worker processes included) in a fresh process on its own database, with
+where the time went: parse (read, parse, merge, plan), store (the papers
+written), search index, topic matches (those two side by side, one worker
+process each); its peak memory and its worker processes' (sampled); then the
+same pages reloaded unchanged. `whole_vs_baseline` is that job over the
+plain `executemany`.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -24,11 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from paperbot.argtypes import positive_int
-from paperbot.bench.memory import TreePeak, peak_rss_mb
+from paperbot.bench import incremental
+from paperbot.bench.memory import TreePeak, peak_mb, peak_rss_mb
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.clock import utc_now
 from paperbot.config import DatabaseSettings, Settings
-from paperbot.services.app import App
+from paperbot.services.app import App, open_database
+from paperbot.services.corpus import CorpusService
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,19 +45,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    papers = synthetic_papers(args.papers)
+    more = max(1, args.papers // 100)
+    papers = synthetic_papers(args.papers + more)
+    papers, extra = papers[: args.papers], papers[args.papers :]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_corpus(folder / "corpus", papers)
+        incremental.write_pages(folder / "more", extra, "more")
         baseline_s = _baseline_insert(folder / "baseline.sqlite3", papers)
-        del papers
-        figures = _load_in_fresh_process(folder / "bench.sqlite3", folder / "corpus")
+        db = await open_database(folder / "bench.sqlite3")
+        try:
+            corpus = CorpusService(db)
+            load_s = await _timed_load(corpus, folder / "corpus")
+            reload_s = await _timed_load(corpus, folder / "corpus")
+            stored = await corpus.paper_count()
+        finally:
+            await db.close()
+        # `paperbot load` in new processes: the full build (index and topic
+        # matches) of the papers just loaded, then 1% more papers on top.
+        full = incremental.load_in_fresh_process(
+            folder / "bench.sqlite3", folder / "corpus", topics=True
+        )
+        added = incremental.load_in_fresh_process(
+            folder / "bench.sqlite3", folder / "more", topics=True
+        )
+        whole = _load_in_fresh_process(folder / "whole.sqlite3", folder / "corpus")
     return {
-        "papers": figures["papers"],
-        **figures,
+        "papers": stored,
+        "load_s": load_s,
+        "reload_unchanged_s": reload_s,
         "baseline_insert_s": baseline_s,
-        "load_vs_baseline": figures["total_s"] / baseline_s,
-        "bench_peak_rss_mb": peak_rss_mb(),
+        "load_vs_baseline": load_s / baseline_s,
+        "peak_rss_mb": peak_rss_mb(),
+        **{f"full_build_{k}": v for k, v in full.items()},
+        **{f"more_new_process_{k}": v for k, v in added.items()},
+        **incremental.ratios(added, full),
+        **{f"whole_{k}": v for k, v in whole.items()},
+        "whole_vs_baseline": whole["total_s"] / baseline_s,
     }
 
 
@@ -76,7 +109,7 @@ async def _load(db_path: Path, corpus: Path) -> dict[str, Any]:
             total = time.perf_counter() - start
         # The load's own peak: the reload below runs with this load's index
         # still in memory, as no `paperbot load` process would.
-        load_peak = peak_rss_mb()
+        load_peak = peak_mb(os.getpid())
         reload_start = time.perf_counter()
         await app.corpus.load([corpus], default_area="预训练", now=utc_now(), limits=BENCH_LIMITS)
         again = await app.prepare(keep_topics=False)
@@ -97,11 +130,17 @@ async def _load(db_path: Path, corpus: Path) -> dict[str, Any]:
         "topics": prepared.topics_source,
         "reload_unchanged_s": reload_s,
         "reload_topics": again.topics_source,
-        "reload_peak_rss_mb": peak_rss_mb(),
+        "reload_peak_rss_mb": peak_mb(os.getpid()),
         "peak_rss_mb": load_peak,
         "worker_peak_rss_mb": tree.worker_mb,
         "tree_peak_rss_mb": tree.total_mb,
     }
+
+
+async def _timed_load(corpus: CorpusService, folder: Path) -> float:
+    start = time.perf_counter()
+    await corpus.load([folder], default_area="预训练", now=utc_now(), limits=BENCH_LIMITS)
+    return time.perf_counter() - start
 
 
 def _baseline_insert(path: Path, papers: list[tuple[str, str]]) -> float:

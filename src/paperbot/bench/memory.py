@@ -45,8 +45,9 @@ def _rss_mb(pid: int) -> float:
         return 0.0
 
 
-def _peak_mb(pid: int) -> float:
-    """The process's own peak resident set so far (VmHWM), in MiB."""
+def peak_mb(pid: int) -> float:
+    """A process's own peak resident set so far (VmHWM, in MiB; 0 without
+    /proc): unlike `ru_maxrss`, not the parent's carried across fork+exec."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmHWM:"):
@@ -76,7 +77,7 @@ class TreePeak:
         me = os.getpid()
         while not self._stop.is_set():
             pids = _descendants(me)
-            self.worker_mb = max(self.worker_mb, *(_peak_mb(pid) for pid in pids), 0.0)
+            self.worker_mb = max(self.worker_mb, *(peak_mb(pid) for pid in pids), 0.0)
             self.total_mb = max(self.total_mb, _rss_mb(me) + sum(map(_rss_mb, pids)))
             self._stop.wait(self._every)
 

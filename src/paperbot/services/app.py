@@ -144,7 +144,7 @@ class App:
         source = status.source if status is not None else "current"
         seconds = time.perf_counter() - start
         return Prepared(
-            index.size, source, seconds, index_seconds, topics_source, seconds - index_seconds
+            index.live, source, seconds, index_seconds, topics_source, seconds - index_seconds
         )
 
     async def _prepare_stored(self, start: float) -> Prepared:
@@ -154,8 +154,8 @@ class App:
         texts = PaperTexts(self._db)
 
         async def index_part() -> tuple[int, float]:
-            index = await self.search.refresh(texts)
-            return index.size, time.perf_counter() - start
+            index = await self.search.refresh(texts.search_index)
+            return index.live, time.perf_counter() - start
 
         async def topics_part() -> tuple[str, float]:
             source = await self.topics.prepare_stored(texts)

@@ -25,6 +25,7 @@ from paperbot.core.search import SearchIndex, build_index_columns
 from paperbot.core.text import normalize_columns
 from paperbot.core.topics import Vocabulary, stored_form
 from paperbot.services import workers
+from paperbot.services.memory import release_free_memory
 from paperbot.storage import search_index
 from paperbot.storage.backend import Database
 
@@ -68,7 +69,7 @@ class PaperTexts:
                 files = await _normalize_into(columns, Path(self._folder))
                 self._value = SharedTexts(columns.ids, files)
                 del columns
-                workers.release_free_memory()  # the columns: only the ids stay
+                release_free_memory()  # the columns: only the ids stay
                 self.seconds = time.perf_counter() - start
             return self._value
 

@@ -19,10 +19,7 @@ OS instead of being kept by a long-lived worker.
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import ctypes.util
 import functools
-import gc
 import logging
 import multiprocessing
 import sys
@@ -41,7 +38,6 @@ __all__ = [
     "in_worker",
     "off_lane",
     "off_loop",
-    "release_free_memory",
     "shutdown_workers",
 ]
 from typing import ParamSpec, TypeVar
@@ -150,23 +146,3 @@ def shutdown_workers() -> None:
         _pools.clear()
     for pool in pools:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _malloc_trim() -> Callable[[int], int] | None:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim: Callable[[int], int] = libc.malloc_trim
-    except (OSError, AttributeError):  # not glibc: nothing to hand back
-        return None
-    return trim
-
-
-_TRIM = _malloc_trim()
-
-
-def release_free_memory() -> None:
-    """Return the heap freed by a load or an index build to the OS (glibc
-    keeps it otherwise, and every later peak would stack on top of it)."""
-    gc.collect()
-    if _TRIM is not None:
-        _TRIM(0)

@@ -23,7 +23,7 @@ private modules.
 
 from __future__ import annotations
 
-from paperbot.core.search._append import append_papers
+from paperbot.core.search._append import append_papers, update_papers
 from paperbot.core.search._build import (
     build_field,
     build_index,
@@ -62,12 +62,13 @@ from paperbot.core.search._weights import (
     LONG_QUERY_TRANSLATION,
     TRANSLATION,
 )
-from paperbot.core.search._words import STOP_WORDS
+from paperbot.core.search._words import FUNCTION_WORDS, STOP_WORDS
 
 __all__ = [
     "ALTERNATIVE",
     "CANDIDATES",
     "EMPTY_RANKING",
+    "FUNCTION_WORDS",
     "INDEX_FORMAT",
     "LONG_QUERY_ALTERNATIVE",
     "LONG_QUERY_TRANSLATION",
@@ -107,6 +108,7 @@ __all__ = [
     "title_length_norm",
     "to_arrays",
     "top_candidates",
+    "update_papers",
     "word_grams",
     "word_key",
 ]

@@ -15,7 +15,7 @@ explanations, coverage), `_feedback` (the clear matches of a topic deciding
 its borderline papers).
 """
 
-from paperbot.core.topics._append import append_corpus
+from paperbot.core.topics._append import append_corpus, update_corpus
 from paperbot.core.topics._bilingual import EXPANSION_WEIGHT, expand_bilingual
 from paperbot.core.topics._corpus import TopicCorpus, build_corpus
 from paperbot.core.topics._feedback import (
@@ -128,5 +128,6 @@ __all__ = [
     "stored_mark",
     "suggest",
     "term_key",
+    "update_corpus",
     "vocabulary_fingerprint",
 ]
