@@ -154,8 +154,7 @@ async def apply_load(
         await conn.executemany(
             _UPDATE, ((*_row(r)[1:], stamp, changed, r.key) for r in plan.updates)
         )
-        if cache_size is not None:
-            await conn.execute(f"PRAGMA cache_size={cache_size:d}")
+        await _restore_cache(conn, cache_size)
         await conn.executemany(
             "UPDATE papers SET retired_at = ?, updated_at = ?, changed_version = ? WHERE key = ?",
             [(stamp, stamp, changed, k) for k in plan.removals],
@@ -191,6 +190,12 @@ async def _bulk_cache(db: Database, conn: Transaction, rows: int) -> int | None:
     row = await conn.fetch_one("PRAGMA cache_size")
     await conn.execute(f"PRAGMA cache_size=-{BULK_CACHE_KIB:d}")
     return int(row[0]) if row else None
+
+
+async def _restore_cache(conn: Transaction, cache_size: int | None) -> None:
+    """Set back what `_bulk_cache` changed (nothing when it returned None)."""
+    if cache_size is not None:
+        await conn.execute(f"PRAGMA cache_size={cache_size:d}")
 
 
 async def _next_version(conn: Transaction) -> int:
