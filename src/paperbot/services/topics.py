@@ -3,7 +3,8 @@
 Matching results are cached per corpus version (`storage.papers.corpus_version`),
 so the digest and the commands pay the matching cost once per version. The
 normalised corpus follows the corpus like the search index does: a load
-that only added papers extends it (and the vocabulary topics' matches) by
+that only added papers extends it (and the vocabulary topics' matches,
+decided against their stored feedback profiles until those are stale) by
 the new papers alone; otherwise it is read from the database (stored by
 `prepare`, i.e. `paperbot load` and the bot's start) or built in full.
 """
@@ -38,6 +39,7 @@ from paperbot.core.topics import (
     corpus_from_arrays,
     coverage,
     explain,
+    extend_matches,
     match_topic,
     matches_from_arrays,
     parse_vocabulary,
@@ -167,10 +169,12 @@ class TopicService:
 
     async def _append(self, version: int) -> TopicCorpus | None:
         """The current corpus plus the papers added since, when nothing else
-        changed; the vocabulary topics that had matches are matched again
-        over it (a topic's matches depend on the whole corpus: its clear
-        matches decide its borderline papers; keywords' are dropped and
-        matched when asked)."""
+        changed; the vocabulary topics that had matches follow by the new
+        papers alone, decided against their frozen feedback profiles
+        (`core.topics.extend_matches`: matched afresh over the whole corpus
+        once the papers added since pass `REFRESH_SHARE`); keywords' are
+        dropped (their typo corrections depend on every paper's words) and
+        matched when asked."""
         snapshot = self._snapshot
         if snapshot is None or snapshot.mark is None:
             return None
@@ -182,14 +186,14 @@ class TopicService:
         appended = await asyncio.to_thread(append_corpus, snapshot.corpus, rows)
         if appended is None:
             return None
-        corpus, _ = appended
-        old = [key[2] for key in self._matches if key[1] == "topic"]
+        corpus, part = appended
+        old = {key[2]: found for key, found in self._matches.items() if key[1] == "topic"}
         self._matches.clear()
-        for key in old:
+        for key, found in old.items():
             topic = self.vocabulary.get(key)
             if topic is not None:
                 self._matches[(version, "topic", key)] = await asyncio.to_thread(
-                    match_topic, topic, corpus, self._protected, self.vocabulary
+                    extend_matches, found, topic, corpus, part, self._protected, self.vocabulary
                 )
         return corpus
 

@@ -6,19 +6,31 @@ postings are extended (every new paper's position is after every old one,
 so each posting list stays ascending). The result equals a full build of
 the same papers.
 
-Matches are not merged: a topic's matches depend on the whole corpus (its
-clear matches decide its borderline papers, `_feedback`; a keyword's typo
-corrections come from every paper's words), so the caller matches again over
-the extended corpus, which costs a small share of normalising it.
+A topic's matches follow by the new papers alone (`extend_matches`): they
+are decided against the feedback profile kept with the matches (frozen, as
+an IVF index keeps its centroids while vectors are added) and merged. With
+the profile frozen, every paper's decision depends only on that paper, so
+the result equals matching the whole extended corpus with that profile
+(`match_topic(..., frozen=)`); it differs from matching with a fresh profile
+only where the new papers would have changed the profile (a clear match
+among the best `PROFILE_DOCS`, a paper entering the corpus-frequency
+sample), and then only for borderline papers (first-stage score between 0
+and `STRONG_SCORE`) and the near places. Once the papers added since pass
+`REFRESH_SHARE` of those the profile was made over, the topic is matched
+afresh over the whole corpus. A keyword's typo corrections come from every
+paper's words, so keywords are matched again instead (the caller's choice).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 import numpy as np
 
 from paperbot.core.topics._corpus import FieldIndex, PosArray, TopicCorpus, build_corpus
+from paperbot.core.topics._matching import NEAR_LIMIT, TopicMatches, match_topic
+from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
 
 def append_corpus(
@@ -60,3 +72,38 @@ def _merge_postings(
         before = merged.get(key)
         merged[key] = shifted if before is None else np.concatenate([before, shifted])
     return merged
+
+
+def extend_matches(
+    matches: TopicMatches,
+    topic: Topic,
+    corpus: TopicCorpus,
+    part: TopicCorpus,
+    protected: frozenset[str] = frozenset(),
+    vocabulary: Vocabulary | None = None,
+) -> TopicMatches:
+    """The topic's `matches` over `corpus`, which is the corpus they were
+    made over with `part` appended (`append_corpus`): the part decided
+    against their frozen profile and merged; matched afresh over `corpus`
+    once the profile is stale (`REFRESH_SHARE`)."""
+    grown = replace(matches.profile, since=matches.profile.since + len(part))
+    if grown.stale:
+        return match_topic(topic, corpus, protected, vocabulary)
+    return merge_matches(matches, match_topic(topic, part, protected, vocabulary, frozen=grown))
+
+
+def merge_matches(old: TopicMatches, new: TopicMatches) -> TopicMatches:
+    """Matches of two disjoint sets of papers decided with one profile, as
+    one: every match best first and the `NEAR_LIMIT` best near papers (ties
+    by paper id, as `match_topic` orders them); `new`'s profile (the later).
+
+    The best near papers of a union are among the best of each part, and a
+    part's closest papers without word evidence (fill) were looked for with
+    at least the room the union leaves them, so nothing is missed."""
+    ids = np.concatenate([old.ids, new.ids])
+    scores = np.concatenate([old.scores, new.scores])
+    order = np.lexsort((ids, -scores))
+    near_ids = np.concatenate([old.near_ids, new.near_ids])
+    near_scores = np.concatenate([old.near_scores, new.near_scores])
+    near = np.lexsort((near_ids, -near_scores))[:NEAR_LIMIT]
+    return TopicMatches(ids[order], scores[order], near_ids[near], near_scores[near], new.profile)
