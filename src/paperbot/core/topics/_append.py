@@ -89,7 +89,9 @@ def extend_matches(
     grown = replace(matches.profile, since=matches.profile.since + len(part))
     if grown.stale:
         return match_topic(topic, corpus, protected, vocabulary)
-    return merge_matches(matches, match_topic(topic, part, protected, vocabulary, frozen=grown))
+    # The part's terms are indexed once for every topic (`_terms`).
+    found = match_topic(topic, part, protected, vocabulary, frozen=grown, indexed=True)
+    return merge_matches(matches, found)
 
 
 def merge_matches(old: TopicMatches, new: TopicMatches) -> TopicMatches:

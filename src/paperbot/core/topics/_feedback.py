@@ -50,6 +50,7 @@ import numpy.typing as npt
 
 from paperbot.core.topics._corpus import FloatArray, IntArray, PosArray, TopicCorpus
 from paperbot.core.topics._keys import is_cjk_token
+from paperbot.core.topics._terms import indexed_closeness, indexed_feedback
 
 PosList = npt.NDArray[np.intp]
 _NONE = np.zeros(0, dtype=np.int32)
@@ -251,11 +252,17 @@ class Refined:
 
 
 def refine(
-    score: FloatArray, corpus: TopicCorpus, threshold: float, frozen: Profile | None = None
+    score: FloatArray,
+    corpus: TopicCorpus,
+    threshold: float,
+    frozen: Profile | None = None,
+    *,
+    indexed: bool = False,
 ) -> Refined:
     """The feedback's decisions from the first-stage `score` of every paper,
     against the `frozen` profile when given (papers appended to a corpus
-    whose matches were made with it), else the corpus's own."""
+    whose matches were made with it), else the corpus's own; `indexed`:
+    the feedback read through the corpus's term index (`_terms`)."""
     none: PosList = np.zeros(0, dtype=np.intp)
     if frozen is not None:
         weights, clear = dict(frozen.weights), frozen.clear
@@ -267,7 +274,10 @@ def refine(
     if clear < MIN_STRONG:
         return Refined(none, none, {}, clear)
     border = np.flatnonzero((score > 0) & (score < STRONG_SCORE))
-    values = feedback(corpus, border, weights)
+    if indexed:
+        values = indexed_feedback(corpus, weights)[border]
+    else:
+        values = feedback(corpus, border, weights)
     near = score[border] < threshold
     accepted = border[near & (values >= ACCEPT_FEEDBACK)].astype(np.intp)
     dropped = border[~near & (values < KEEP_FEEDBACK)].astype(np.intp)
@@ -275,7 +285,12 @@ def refine(
 
 
 def closest(
-    score: FloatArray, corpus: TopicCorpus, weights: dict[str, float], room: int
+    score: FloatArray,
+    corpus: TopicCorpus,
+    weights: dict[str, float],
+    room: int,
+    *,
+    indexed: bool = False,
 ) -> tuple[PosList, FloatArray]:
     """Up to `room` papers without word evidence (`score` 0) holding at least
     `MIN_CLOSE_FEEDBACK` of the profile, most first (ties by position), with
@@ -283,12 +298,17 @@ def closest(
 
     The candidates confirmed are the `READ_FACTOR` x `room` best by an upper
     bound of their feedback (CJK pairs taken as held when both characters
-    are), so the cost does not grow with their number."""
+    are), so the cost does not grow with their number. `indexed` (a page's
+    papers, `_terms`): every candidate's feedback is read exactly instead,
+    so those found are the exact best, at least as close as the estimate's.
+    """
     total = sum(weights.values())
     none: PosList = np.zeros(0, dtype=np.intp)
     if room <= 0 or total <= 0:
         return none, np.zeros(0, dtype=np.float64)
     zero = np.flatnonzero(score == 0).astype(np.intp)
+    if indexed:
+        return _best(zero, indexed_closeness(corpus, weights)[zero], room)
     exact = np.zeros(len(zero), dtype=np.float64)
     pairs: list[tuple[str, float, npt.NDArray[np.bool_]]] = []
     for term, weight in weights.items():
@@ -303,11 +323,17 @@ def closest(
     # of the exact top, at a cost that does not grow with the corpus).
     chunk = order[: READ_FACTOR * room]
     values = exact[chunk] + _confirmed(corpus, zero, chunk, pairs)
+    return _best(zero[chunk], values, room)
+
+
+def _best(positions: PosList, values: FloatArray, room: int) -> tuple[PosList, FloatArray]:
+    """The `room` best of `positions` by `values` (at least
+    `MIN_CLOSE_FEEDBACK`; ties by position) with their near scores."""
     keep = values >= MIN_CLOSE_FEEDBACK
-    found = zip((-values[keep]).tolist(), zero[chunk[keep]].tolist(), strict=True)
+    found = zip((-values[keep]).tolist(), positions[keep].tolist(), strict=True)
     best = sorted(found)[:room]
-    positions = np.asarray([p for _, p in best], dtype=np.intp)
-    return positions, CLOSE_SCALE * -np.asarray([v for v, _ in best], dtype=np.float64)
+    chosen = np.asarray([p for _, p in best], dtype=np.intp)
+    return chosen, CLOSE_SCALE * -np.asarray([v for v, _ in best], dtype=np.float64)
 
 
 def _confirmed(

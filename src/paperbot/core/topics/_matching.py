@@ -282,6 +282,7 @@ def match_topic(
     vocabulary: Vocabulary | None = None,
     *,
     frozen: Profile | None = None,
+    indexed: bool = False,
 ) -> TopicMatches:
     """Every paper of the corpus the topic is relevant to, with scores, best first.
 
@@ -293,11 +294,14 @@ def match_topic(
     `vocabulary`, a keyword is expanded through its bilingual concepts.
     Pass `vocabulary.term_words()` as `protected` so a keyword's word is
     never corrected to a vocabulary word it is not. With `frozen`, the
-    borderline papers are decided by that profile instead of the corpus's.
+    borderline papers are decided by that profile instead of the corpus's;
+    `indexed` reads the profile's terms from an index of the corpus's terms
+    (for a page's few papers, `_terms`: the same decisions, the exact
+    closest papers as fill).
     """
     score = _scores(_counted_hits(topic, corpus, protected, vocabulary), len(corpus))
     matched = score >= RELEVANCE_THRESHOLD
-    refined = refine(score, corpus, RELEVANCE_THRESHOLD, frozen)
+    refined = refine(score, corpus, RELEVANCE_THRESHOLD, frozen, indexed=indexed)
     # A paper the feedback accepts gets the least match score: its words
     # alone said less than any other match's.
     score[refined.accepted] = RELEVANCE_THRESHOLD
@@ -307,7 +311,8 @@ def match_topic(
     near = np.flatnonzero((score > 0) & ~matched)
     if len(near) < NEAR_LIMIT:
         # Room left among the near papers: the closest to the profile.
-        close, close_scores = closest(score, corpus, refined.weights, NEAR_LIMIT - len(near))
+        room = NEAR_LIMIT - len(near)
+        close, close_scores = closest(score, corpus, refined.weights, room, indexed=indexed)
         score[close] = close_scores
         near = np.flatnonzero((score > 0) & ~matched)
     if len(near) > NEAR_LIMIT:
