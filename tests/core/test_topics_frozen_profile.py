@@ -15,6 +15,7 @@ import pytest
 
 from paperbot.bench.synthetic import synthetic_papers
 from paperbot.core.topics import (
+    CLOSE_SCALE,
     NEAR_LIMIT,
     REFRESH_SHARE,
     STRONG_SCORE,
@@ -202,3 +203,32 @@ def test_the_frequency_sample_is_stable_under_appends(size: int, added: int) -> 
     assert entered <= set(grown[size:].tolist())
     assert len(before - after) <= len(entered)
     assert after >= before or len(grown) > 2_000
+
+
+def test_removed_papers_drop_out_and_the_rest_is_decided_as_before() -> None:
+    rows = _rows()
+    vocabulary = _vocabulary()
+    protected = vocabulary.term_words()
+    base = build_corpus(rows[:1100])
+    appended = append_corpus(base, rows[1100:1110])
+    assert appended is not None
+    corpus, part = appended
+    checked = 0
+    for topic in vocabulary.topics:
+        old = match_topic(topic, base, protected, vocabulary)
+        removed = {*old.ids[:2].tolist(), *old.near_ids[:2].tolist()}
+        ours = extend_matches(old, topic, corpus, part, protected, vocabulary, removed=removed)
+        assert ours.profile.since == 10 + len(removed)
+        assert not removed & {*ours.ids.tolist(), *ours.near_ids.tolist()}
+        live = build_corpus(r for r in rows[:1110] if r[0] not in removed)
+        theirs = match_topic(topic, live, protected, vocabulary, frozen=ours.profile)
+        assert np.array_equal(ours.ids, theirs.ids)
+        assert np.array_equal(ours.scores, theirs.scores)
+        # The near places of removed papers stay empty or go to new papers
+        # (the old next best were not kept): every near paper with word
+        # evidence is one of theirs or new.
+        words = ours.near_ids[ours.near_scores > CLOSE_SCALE].tolist()
+        assert set(words) <= {*theirs.near_ids.tolist(), *part.ids.tolist()}
+        assert len(ours.near_ids) >= len(theirs.near_ids) - len(removed)
+        checked += bool(removed)
+    assert checked > len(vocabulary.topics) // 2

@@ -11,24 +11,30 @@ are decided against the feedback profile kept with the matches (frozen, as
 an IVF index keeps its centroids while vectors are added) and merged. With
 the profile frozen, every paper's decision depends only on that paper, so
 the result equals matching the whole extended corpus with that profile
-(`match_topic(..., frozen=)`); it differs from matching with a fresh profile
-only where the new papers would have changed the profile (a clear match
-among the best `PROFILE_DOCS`, a paper entering the corpus-frequency
-sample), and then only for borderline papers (first-stage score between 0
-and `STRONG_SCORE`) and the near places. Once the papers added since pass
-`REFRESH_SHARE` of those the profile was made over, the topic is matched
-afresh over the whole corpus. A keyword's typo corrections come from every
-paper's words, so keywords are matched again instead (the caller's choice).
+(`match_topic(..., frozen=)`) in every match and every near paper with word
+evidence; the near places left to papers without word evidence (over a
+whole corpus an estimate, read by an upper bound) are read exactly among
+the new papers, so they hold papers at least as close. It differs from
+matching afresh only where the new papers would have changed the profile (a
+clear match among the best `PROFILE_DOCS`, a paper entering the
+corpus-frequency sample), and then only for borderline papers (first-stage
+score between 0 and `STRONG_SCORE`, below every clear match) and the near
+places. Removed papers drop out of the matches; their near places stay
+empty or go to new papers. Once the papers added, changed or removed since pass
+`REFRESH_SHARE` (10%) of those the profile was made over, the topic is
+matched afresh over the whole corpus, equal to a full build. A keyword's
+typo corrections come from every paper's words, so keywords are matched
+again instead (the caller's choice).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import replace
 
 import numpy as np
 
-from paperbot.core.topics._corpus import FieldIndex, PosArray, TopicCorpus, build_corpus
+from paperbot.core.topics._corpus import FieldIndex, IntArray, PosArray, TopicCorpus, build_corpus
 from paperbot.core.topics._matching import NEAR_LIMIT, TopicMatches, match_topic
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
@@ -81,17 +87,41 @@ def extend_matches(
     part: TopicCorpus,
     protected: frozenset[str] = frozenset(),
     vocabulary: Vocabulary | None = None,
+    *,
+    removed: Collection[int] = (),
 ) -> TopicMatches:
     """The topic's `matches` over `corpus`, which is the corpus they were
-    made over with `part` appended (`append_corpus`): the part decided
-    against their frozen profile and merged; matched afresh over `corpus`
-    once the profile is stale (`REFRESH_SHARE`)."""
-    grown = replace(matches.profile, since=matches.profile.since + len(part))
+    made over with `part` appended (`append_corpus`) and the `removed` ids
+    gone: the part decided against their frozen profile and merged, the
+    removed papers dropped; matched afresh over `corpus` once the papers
+    added, changed or removed since pass `REFRESH_SHARE`.
+
+    A removed paper's place among the near papers stays empty or goes to a
+    new paper until then (the old next best were not kept), and a removed
+    clear match still counts in the frozen profile."""
+    gone = np.union1d(np.fromiter(removed, dtype=np.int64, count=len(removed)), part.ids)
+    grown = replace(matches.profile, since=matches.profile.since + len(gone))
     if grown.stale:
         return match_topic(topic, corpus, protected, vocabulary)
     # The part's terms are indexed once for every topic (`_terms`).
     found = match_topic(topic, part, protected, vocabulary, frozen=grown, indexed=True)
-    return merge_matches(matches, found)
+    return merge_matches(_without(matches, gone), found)
+
+
+def _without(matches: TopicMatches, ids: IntArray) -> TopicMatches:
+    """The matches with these papers left out (removed, or changed: a
+    changed paper's new decision comes with the part)."""
+    if len(ids) == 0 or not (len(matches) or len(matches.near_ids)):
+        return matches
+    keep = ~np.isin(matches.ids, ids)
+    near = ~np.isin(matches.near_ids, ids)
+    return TopicMatches(
+        matches.ids[keep],
+        matches.scores[keep],
+        matches.near_ids[near],
+        matches.near_scores[near],
+        matches.profile,
+    )
 
 
 def merge_matches(old: TopicMatches, new: TopicMatches) -> TopicMatches:
