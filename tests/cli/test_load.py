@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from paperbot.cli import main
+from tests.support.process import run_paperbot
 
 
 @pytest.fixture(autouse=True)
@@ -97,18 +98,14 @@ def test_config_error_exits_2_with_one_line(
 
 
 def test_python_dash_m_entry_point() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "paperbot", "--version"], capture_output=True, text=True, check=False
-    )
+    result = run_paperbot("--version")
     assert result.returncode == 0
     assert result.stdout.startswith("paperbot ")
 
 
 def test_a_closed_pipe_is_not_an_error(cli_env: Path) -> None:
     env = {**os.environ, "PAPERBOT_DB": str(cli_env / "pipe.sqlite3")}
-    subprocess.run(
-        [sys.executable, "-m", "paperbot", "load"], env=env, check=True, capture_output=True
-    )
+    run_paperbot("load", env=env, check=True)
     listing = subprocess.Popen(
         [sys.executable, "-m", "paperbot", "list", "--json"],
         env=env,

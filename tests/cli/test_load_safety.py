@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from paperbot.cli import main
 from tests.support.corpus import TITLES, page
+from tests.support.process import run_python
 
 
 @pytest.fixture
@@ -87,12 +85,10 @@ def test_ctrl_c_during_load_rolls_back_and_exits_130(folder: Path, cli_env: Path
     (folder / "neurips-2025.txt").write_text(
         page(*(f"Paper {i}" for i in range(3000))), encoding="utf-8"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", INTERRUPTED_LOAD, str(folder)],
-        env=os.environ,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    result = run_python(
+        "-c",
+        INTERRUPTED_LOAD,
+        folder,
         # A child of a non-interactive shell may inherit SIGINT ignored: restore Ctrl-C.
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )

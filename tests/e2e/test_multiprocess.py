@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
@@ -30,6 +29,7 @@ from tests.fake_discord.models import new_id
 from tests.support.app import REPO
 from tests.support.e2e import TOKEN
 from tests.support.postgres import fresh_schema, postgres_url
+from tests.support.process import finish, kill, spawn
 
 pytestmark = pytest.mark.postgres
 
@@ -84,11 +84,10 @@ class Bots:
         self.starts += 1
         log = self.folder / f"shard{shard}-{self.starts}.log"
         with log.open("wb") as sink:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                *("-m", "paperbot", "run", "--shards", str(shard), "--shard-count", str(SHARDS)),
-                cwd=self.folder,
-                env=self.env,
+            process = await spawn(
+                self.env,
+                self.folder,
+                *("run", "--shards", str(shard), "--shard-count", str(SHARDS)),
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=sink,
             )
@@ -100,9 +99,7 @@ class Bots:
             await asyncio.sleep(0.1)
 
     async def kill(self, shard: int) -> None:
-        process = self.processes.pop(shard)
-        process.send_signal(signal.SIGKILL)
-        await process.wait()
+        await kill(self.processes.pop(shard))
 
     async def stop_all(self) -> None:
         for process in self.processes.values():
@@ -200,12 +197,11 @@ async def test_two_sharded_processes_share_one_postgres(
             "Zebrafish Transformers for Marine Biology: 提出斑马鱼 Transformer，用于海洋生物学。\n",
             encoding="utf-8",
         )
-        loader = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "paperbot", "load", str(page), cwd=tmp_path, env=bots.env,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        _, err = await asyncio.wait_for(loader.communicate(), 60)
-        assert loader.returncode == 0, err.decode()
+        loader = await spawn(
+            bots.env, tmp_path, "load", str(page), stdout=asyncio.subprocess.DEVNULL
+        )
+        code, err = await finish(loader, 60)
+        assert code == 0, err
         for guild in guilds[:2]:
             deadline = time.monotonic() + 20
             while "Zebrafish" not in (text := await search_text(fake_discord, guild, "zebrafish")):
@@ -213,13 +209,14 @@ async def test_two_sharded_processes_share_one_postgres(
                 await asyncio.sleep(0.5)
 
         # A third process for a shard that has a live owner is refused before it logs in.
-        intruder = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "paperbot", "run", "--shards", "0", "--shard-count", str(SHARDS),
-            cwd=tmp_path, env=bots.env,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        _, err = await asyncio.wait_for(intruder.communicate(), 60)
-        assert intruder.returncode == 1, err.decode()
-        assert "shard 0 of 2 is already run by another paperbot process" in err.decode()
+        intruder = await spawn(
+            bots.env,
+            tmp_path,
+            *("run", "--shards", "0", "--shard-count", str(SHARDS)),
+            stdout=asyncio.subprocess.DEVNULL,
+        )
+        code, err = await finish(intruder, 60)
+        assert code == 1, err
+        assert "shard 0 of 2 is already run by another paperbot process" in err
     finally:
         await bots.stop_all()

@@ -11,7 +11,7 @@ from paperbot.cli import main
 from paperbot.core.corpus import PARSER_VERSION, CorpusLimits, decode_page, parse_text
 from paperbot.core.models import Problem
 from paperbot.storage.db import Database
-from tests.support.corpus import LoadPages
+from tests.support.corpus import LoadPages, refuse_listing
 
 HEADER = "📚 预训练¶\n\n🧠 ICML2026 · 3 篇论文解读\n\n"
 GOOD = [f"Good Paper Number {n}: 这是第{n}篇论文的摘要。" for n in range(1, 6)]
@@ -189,15 +189,7 @@ def test_an_unreadable_folder_is_one_line(
 ) -> None:
     folder = tmp_path / "locked"
     folder.mkdir()
-    real_iterdir = Path.iterdir
-
-    def refuse(self: Path):  # type: ignore[no-untyped-def]
-        if self == folder:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_iterdir(self)
-
-    # Tests run as root, where chmod 000 does not stop reading.
-    monkeypatch.setattr(Path, "iterdir", refuse)
+    refuse_listing(monkeypatch, folder)
     assert main(["load", str(folder)]) == 2
     err = capsys.readouterr().err
     assert err == f"paperbot: cannot read folder {folder}: Permission denied\n"

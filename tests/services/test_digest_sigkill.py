@@ -8,8 +8,6 @@ before the kill), so the restarted parent sees what went out.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,53 +21,37 @@ from paperbot.services.digest import DigestService
 from paperbot.storage import digests as store
 from paperbot.storage.db import Database
 from tests.support.digest import FakeDiscord
+from tests.support.process import run_until_killed
 
-REPO = Path(__file__).parents[2]
 GUILD, CHANNEL = 7, 70
 SLOT = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)  # 09:00 in Shanghai
 
 CHILD = textwrap.dedent(
     """
-    import asyncio, os, signal, sys
+    import asyncio, sys
     from datetime import datetime
     from pathlib import Path
     from paperbot.config import Settings
-    from paperbot.services import digest as service_module
+    from paperbot.services.digest import DigestService
+    from paperbot.storage import digests as store
     from paperbot.storage.db import Database
     from tests.support.digest import FakeDiscord
+    from tests.support.process import sigkill_in_transaction, sigkill_self
 
-    db_path, journal, kill_at, now = sys.argv[1], Path(sys.argv[2]), sys.argv[3], sys.argv[4]
-    now = datetime.fromisoformat(now)
-
-    def die(*_args, **_kwargs):
-        os.kill(os.getpid(), signal.SIGKILL)
-
-    class Dying(FakeDiscord):
-        async def send(self, channel_id, message, nonce):
-            if kill_at == "before-request":
-                die()
-            message_id = await super().send(channel_id, message, nonce)
-            if kill_at == "after-send":
-                die()  # the message exists, the confirm never happens
-            return message_id
+    db_path, journal, kill_at = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+    now = datetime.fromisoformat(sys.argv[4])
 
     async def main():
         db = await Database.open(db_path)
         if kill_at == "after-claim":
-            service_module.store.mark_sent = die
+            store.mark_sent = sigkill_self
         if kill_at == "in-claim":
-            original = service_module.store.claim
-            async def claim_then_die(*args, **kwargs):
-                async with db.transaction() as conn:
-                    await conn.execute("INSERT INTO digest_posts (guild_id, channel_id, kind,"
-                        " local_date, nonce, header, paper_keys, message, state, claimed_at,"
-                        " deadline) VALUES (7, 70, 'scheduled', '2026-11-30', 'x', 'h', '[]',"
-                        " '{}', 'claimed', 'now', 'later')")
-                    die()  # inside the open transaction
-            service_module.store.claim = claim_then_die
-        service = service_module.DigestService(db, Settings())
-        await service.run_scheduled(7, Dying(now=now, journal=journal), now)
-        await db.close()
+            store.claim = lambda *_args, **_kwargs: sigkill_in_transaction(db,
+                "INSERT INTO digest_posts (guild_id, channel_id, kind, local_date, nonce,"
+                " header, paper_keys, message, state, claimed_at, deadline) VALUES (7, 70,"
+                " 'scheduled', '2026-11-30', 'x', 'h', '[]', '{}', 'claimed', 'now', 'later')")
+        discord = FakeDiscord(now=now, journal=journal, sigkill_at=kill_at)
+        await DigestService(db, Settings()).run_scheduled(7, discord, now)
 
     asyncio.run(main())
     """
@@ -93,18 +75,6 @@ async def prepare(path: Path) -> None:
         await db.close()
 
 
-def run_child(db_path: Path, journal: Path, kill_at: str, now: datetime) -> int:
-    result = subprocess.run(
-        [sys.executable, "-c", CHILD, str(db_path), str(journal), kill_at, now.isoformat()],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    return result.returncode
-
-
 @pytest.mark.parametrize("kill_at", ["in-claim", "after-claim", "before-request", "after-send"])
 @pytest.mark.parametrize("back_after", [timedelta(seconds=50), timedelta(minutes=40)])
 async def test_sigkill_at_any_step_still_posts_exactly_once(
@@ -112,7 +82,7 @@ async def test_sigkill_at_any_step_still_posts_exactly_once(
 ) -> None:
     db_path, journal = tmp_path / "paperbot.sqlite3", tmp_path / "discord.json"
     await prepare(db_path)
-    assert run_child(db_path, journal, kill_at, SLOT) == -9  # really SIGKILLed
+    run_until_killed(CHILD, db_path, journal, kill_at, SLOT.isoformat())
 
     # Restart: resolve what was left open, then run the (re-fired) job.
     now = SLOT + back_after

@@ -10,8 +10,6 @@ went out.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,60 +22,39 @@ from paperbot.services.app import App
 from paperbot.storage import personal as store
 from tests.support.app import settings_for
 from tests.support.personal import FakeDms, dm_channel
+from tests.support.process import run_until_killed
 
-REPO = Path(__file__).parents[2]
 READER = 10**17 + 7
 SLOT = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)  # 09:00 in Shanghai
 
 CHILD = textwrap.dedent(
     """
-    import asyncio, os, signal, sys
+    import asyncio, sys
     from datetime import datetime
     from pathlib import Path
-    from paperbot.services import personal_digest as service_module
     from paperbot.services.app import App
+    from paperbot.storage import personal as store
     from tests.support.app import settings_for
     from tests.support.personal import FakeDms
+    from tests.support.process import sigkill_in_transaction, sigkill_self
 
-    db_path, journal, kill_at, now = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
-    now = datetime.fromisoformat(now)
+    db_path, journal, kill_at = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+    now = datetime.fromisoformat(sys.argv[4])
     READER = 10**17 + 7
-
-    def die(*_args, **_kwargs):
-        os.kill(os.getpid(), signal.SIGKILL)
-
-    class Dying(FakeDms):
-        async def open_dm(self, user_id):
-            if kill_at == "in-open":
-                die()
-            return await super().open_dm(user_id)
-
-        async def send(self, channel_id, message, nonce):
-            if kill_at == "before-request":
-                die()
-            message_id = await super().send(channel_id, message, nonce)
-            if kill_at == "after-send":
-                die()  # the DM exists, the confirm never happens
-            return message_id
 
     async def main():
         app = await App.open(settings_for(db_path))
-        db = app._db
         if kill_at == "after-claim":
-            service_module.store.set_channel = die
+            store.set_channel = sigkill_self
         if kill_at == "after-open":
-            service_module.store.mark_sent = die
+            store.mark_sent = sigkill_self
         if kill_at == "in-claim":
-            async def claim_then_die(*args, **kwargs):
-                async with db.transaction() as conn:
-                    await conn.execute("INSERT INTO personal_posts (user_id, local_date, nonce,"
-                        " header, paper_keys, message, state, claimed_at, deadline)"
-                        " VALUES (?, '2026-11-30', 'x', 'h', '[]', '{}', 'claimed', 'now',"
-                        " 'later')", (READER,))
-                    die()  # inside the open transaction
-            service_module.store.claim = claim_then_die
-        await app.personal.run_scheduled(READER, Dying(now=now, journal=journal), now)
-        await app.close()
+            store.claim = lambda *_args, **_kwargs: sigkill_in_transaction(app._db,
+                "INSERT INTO personal_posts (user_id, local_date, nonce, header, paper_keys,"
+                " message, state, claimed_at, deadline) VALUES (?, '2026-11-30', 'x', 'h',"
+                " '[]', '{}', 'claimed', 'now', 'later')", (READER,))
+        dms = FakeDms(now=now, journal=journal, sigkill_at=kill_at)
+        await app.personal.run_scheduled(READER, dms, now)
 
     asyncio.run(main())
     """
@@ -101,19 +78,6 @@ async def prepare(path: Path) -> None:
         await app.close()
 
 
-def run_child(db_path: Path, journal: Path, kill_at: str, now: datetime) -> int:
-    result = subprocess.run(
-        [sys.executable, "-c", CHILD, str(db_path), str(journal), kill_at, now.isoformat()],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == -9, result.stderr[-2000:]
-    return result.returncode
-
-
 @pytest.mark.parametrize(
     "kill_at", ["in-claim", "after-claim", "in-open", "after-open", "before-request", "after-send"]
 )
@@ -123,7 +87,7 @@ async def test_sigkill_at_any_step_still_sends_one_dm(
 ) -> None:
     db_path, journal = tmp_path / "paperbot.sqlite3", tmp_path / "discord.json"
     await prepare(db_path)
-    run_child(db_path, journal, kill_at, SLOT)  # really SIGKILLed
+    run_until_killed(CHILD, db_path, journal, kill_at, SLOT.isoformat())
 
     now = SLOT + back_after
     discord = FakeDms(now=now, journal=journal)

@@ -4,7 +4,6 @@ process, and a dead worker replaced."""
 from __future__ import annotations
 
 import os
-import signal
 from pathlib import Path
 
 import pytest
@@ -12,17 +11,13 @@ import pytest
 from paperbot.services import workers
 from paperbot.services.app import App
 from tests.support.app import FIXED_NOW, settings_for
+from tests.support.process import sigkill_self
 
 QUERIES = ("speculative decoding", "数据去重", "shampo optimizer", "MoE 路由", "ＱＬｏＲＡ")
 
 
 def worker_pid() -> int:
     return os.getpid()
-
-
-def die() -> int:
-    os.kill(os.getpid(), signal.SIGKILL)
-    return 0
 
 
 async def test_a_job_runs_in_another_process() -> None:
@@ -37,7 +32,7 @@ async def test_a_dead_worker_is_replaced_and_the_job_retried() -> None:
     try:
         with pytest.raises(workers.BrokenProcessPool):
             # Dies twice: the retry dies as well and the failure is reported.
-            await workers.in_worker(die)
+            await workers.in_worker(sigkill_self)
         calls.append(await workers.in_worker(worker_pid))
     finally:
         workers.shutdown_workers()

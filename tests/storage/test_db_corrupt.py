@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from paperbot.cli import main
 from paperbot.storage.db import CorruptDatabase, Database
+from tests.support.process import run_paperbot
 
 PAGE_SIZE = 4096
 
@@ -70,13 +69,7 @@ async def test_open_raises_corrupt_database(tmp_path: Path) -> None:
 def test_run_refuses_a_damaged_file_with_one_line(loaded_file: Path) -> None:
     damage_middle(loaded_file)
     env = {**os.environ, "DISCORD_TOKEN": "x" * 59, "PAPERBOT_DISCORD_API": "http://127.0.0.1:9"}
-    result = subprocess.run(
-        [sys.executable, "-m", "paperbot", "run"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = run_paperbot("run", env=env, timeout=60)
     assert result.returncode == 2, result.stderr
     assert str(loaded_file) in result.stderr
     assert "backup" in result.stderr

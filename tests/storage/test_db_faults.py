@@ -5,16 +5,15 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from paperbot.cli import main
 from paperbot.storage.db import Database, StorageError
-
-REPO = Path(__file__).parents[2]
+from tests.support.app import REPO
+from tests.support.corpus import refuse_listing
+from tests.support.process import run_paperbot
 
 
 def cli(env_db: str, *argv: str, extra: dict[str, str] | None = None) -> tuple[int, str]:
@@ -22,13 +21,7 @@ def cli(env_db: str, *argv: str, extra: dict[str, str] | None = None) -> tuple[i
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PAPERBOT_", "DISCORD_"))}
     env |= {"PAPERBOT_CONFIG": str(REPO / "config" / "paperbot.toml"), "PAPERBOT_DB": env_db}
     env |= extra or {}
-    done = subprocess.run(
-        [sys.executable, "-m", "paperbot", *argv],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    done = run_paperbot(*argv, env=env)
     return done.returncode, done.stderr
 
 
@@ -176,15 +169,7 @@ def test_run_with_an_unreadable_corpus_folder_is_one_line(
     folder.mkdir()
     monkeypatch.setenv("PAPERBOT_CORPUS", str(folder))
     monkeypatch.setenv("DISCORD_TOKEN", "not-used-before-login")
-    real_iterdir = Path.iterdir
-
-    def refuse(self: Path):  # type: ignore[no-untyped-def]
-        if self == folder:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_iterdir(self)
-
-    # Tests run as root, where chmod 000 does not stop reading.
-    monkeypatch.setattr(Path, "iterdir", refuse)
+    refuse_listing(monkeypatch, folder)
     assert main(["run"]) == 1
     err = capsys.readouterr().err
     assert f"paperbot: cannot read folder {folder}: Permission denied\n" in err

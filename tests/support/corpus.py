@@ -6,8 +6,11 @@ the one place that says which default area and which "now" a test load uses.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from pathlib import Path
 from typing import Protocol
+
+import pytest
 
 from paperbot.core.corpus import CorpusLimits
 from paperbot.services.app import App
@@ -24,6 +27,19 @@ TITLES = ("Alpha Paper", "Beta Paper", "Gamma Paper", "Delta Paper")
 def page(*titles: str) -> str:
     """A line-layout ICML 2025 page holding these papers."""
     return HEADER.format(n=len(titles)) + "".join(f"{t}: {t} 的摘要。\n" for t in titles)
+
+
+def refuse_listing(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """Listing `folder` fails as an unreadable folder's does (EACCES): tests
+    run as root, where chmod 000 does not stop reading."""
+    real_iterdir = Path.iterdir
+
+    def refuse(self: Path) -> Generator[Path, None, None]:
+        if self == folder:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_iterdir(self)
+
+    monkeypatch.setattr(Path, "iterdir", refuse)
 
 
 def write(path: Path, text: str) -> Path:

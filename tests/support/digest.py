@@ -15,6 +15,7 @@ from paperbot.core.render import EmbedData, EmbedField, MessageData
 from paperbot.services.digest import ChannelMessage, DeliveryError
 from paperbot.storage.db import Database
 from paperbot.storage.messages import decode_message, encode_message
+from tests.support.process import sigkill_self
 
 #: The local day and the message of the digest posts the store tests claim.
 DAY = date(2026, 11, 30)
@@ -60,6 +61,9 @@ class FakeDiscord:
     forbidden: set[int] = field(default_factory=set)
     flaky: int = 0  # the next N sends fail with a 503
     crash_after_send: bool = False  # the message is created, then the bot dies
+    # A real SIGKILL at this step of a send: "before-request", or "after-send"
+    # (the message exists and is journaled, the confirm never happens).
+    sigkill_at: str | None = None
     sends: int = 0
     # When set, messages persist in this JSON file (a Discord that outlives a SIGKILL).
     journal: Path | None = None
@@ -101,6 +105,8 @@ class FakeDiscord:
         return [m for m in self.messages if m.channel_id == channel_id]
 
     async def send(self, channel_id: int, message: MessageData, nonce: str) -> int:
+        if self.sigkill_at == "before-request":
+            sigkill_self()
         self.sends += 1
         self._check(channel_id)
         if self.flaky:
@@ -112,6 +118,8 @@ class FakeDiscord:
         sent = Sent(next(self._ids), channel_id, message, nonce, self.now)
         self.messages.append(sent)
         self._save()
+        if self.sigkill_at == "after-send":
+            sigkill_self()
         if self.crash_after_send:
             self.crash_after_send = False
             raise Crash

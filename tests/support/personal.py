@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from paperbot.core.render import MessageData
 from paperbot.services.personal_digest import DmsClosed
 from tests.support.digest import FakeDiscord
+from tests.support.process import sigkill_self
 
 DM_CHANNEL_BASE = 5_000_000_000
 
@@ -29,6 +30,8 @@ class FakeDms(FakeDiscord):
     opened: list[int] = field(default_factory=list)
 
     async def open_dm(self, user_id: int) -> int:
+        if self.sigkill_at == "in-open":
+            sigkill_self()
         self.opened.append(user_id)
         if user_id in self.closed:
             raise DmsClosed("Cannot send messages to this user (50007)")

@@ -158,6 +158,20 @@ async def send_ephemeral(interaction: discord.Interaction[Any], text: str) -> No
         log.warning("could not send an error message for interaction %s: %s", interaction.id, exc)
 
 
+class HandledView(discord.ui.View):
+    """A view whose button and select errors go to `handle_error`, like
+    command errors (the paginator, the confirmation)."""
+
+    async def on_error(
+        self,
+        interaction: discord.Interaction[Any],
+        error: Exception,
+        _item: discord.ui.Item[Any],
+        /,
+    ) -> None:
+        await handle_error(interaction, error)
+
+
 async def on_app_command_error(
     interaction: discord.Interaction[Any], error: app_commands.AppCommandError
 ) -> None:

@@ -12,15 +12,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import discord
-from apscheduler.triggers.interval import IntervalTrigger
 
-from paperbot.bot.daily_jobs import next_daily_run, place_daily, remove_daily
+from paperbot.bot.daily_jobs import Clock, DailyJobs
 from paperbot.clock import utc_now
 from paperbot.core.personal import PersonalSettings
 from paperbot.core.render import MessageData
@@ -37,10 +36,6 @@ log = logging.getLogger(__name__)
 
 # Discord's "Cannot send messages to this user": DMs closed, or no shared server.
 CANNOT_DM = 50007
-RESOLVE_EVERY_MINUTES = 10
-_JOB_PREFIX = "dm:"
-
-Clock = Callable[[], datetime]
 
 
 class DiscordDmTransport:
@@ -91,7 +86,14 @@ def dm_error(exc: BaseException) -> DeliveryError:
     )
 
 
-class PersonalJobs:
+class PersonalJobs(DailyJobs[PersonalSettings, DmResult, DmTransport]):
+    """The personal DMs' jobs (`DailyJobs`, keyed by reader) on the server
+    digest's scheduler; a reader whose DMs are closed loses their job."""
+
+    name = "dm"
+    label = "personal digest run for user"
+    plural = "personal digests"
+
     def __init__(
         self,
         service: PersonalDigestService,
@@ -108,79 +110,20 @@ class PersonalJobs:
         # The server digests' catch-up: the DMs pick after it, so a paper a
         # server is posting to the reader right now is not also DMed.
         self._after = after
-        self._catch_up: asyncio.Task[list[DmResult]] | None = None
 
-    async def start(self) -> None:
-        """Rebuild the jobs from SQLite, then catch up in the background."""
-        configured = await self.service.enabled()
-        for settings in configured:
-            self.schedule(settings)
-        self.scheduler.add_job(
-            self.resolve_open,
-            IntervalTrigger(minutes=RESOLVE_EVERY_MINUTES, timezone=UTC),
-            id="dm-resolve",
-            coalesce=True,
-            max_instances=1,
-            replace_existing=True,
-        )
-        log.info("personal digests scheduled for %d readers", len(configured))
-        self._catch_up = asyncio.create_task(self.catch_up(), name="dm-catch-up")
+    def key(self, settings: PersonalSettings) -> int:
+        return settings.user_id
 
-    async def catch_up(self) -> list[DmResult]:
-        """After a (re)start: settle open DMs, then send what was missed today."""
-        if self._after is not None:
-            await asyncio.wait([self._after])  # its outcome is its own business
-        results = await self.resolve_open()
-        for settings in await self.service.enabled():
-            results.append(await self.run(settings.user_id))
-        sent = sum(r.outcome == "posted" for r in results)
-        if sent:
-            log.info("start-up catch-up sent %d missed personal digests", sent)
-        return results
+    def crashed(self, key: int) -> DmResult:
+        return DmResult("failed", key, detail="internal error")
 
-    async def resolve_open(self) -> list[DmResult]:
-        return await self.service.recover(self.transport, self.clock())
-
-    def schedule(self, settings: PersonalSettings) -> None:
-        """(Re)place a reader's job; a disabled setting just removes it."""
-        if not settings.enabled:
-            self.unschedule(settings.user_id)
-            return
-        place_daily(
-            self.scheduler,
-            self.run,
-            settings.user_id,
-            job_id(settings.user_id),
-            settings.post_time,
-            settings.timezone,
-        )
-
-    def unschedule(self, user_id: int) -> None:
-        remove_daily(self.scheduler, job_id(user_id))
-
-    def next_run_time(self, user_id: int) -> datetime | None:
-        return next_daily_run(self.scheduler, job_id(user_id))
-
-    async def run(self, user_id: int) -> DmResult:
-        """One reader's daily run (also what a due job fires)."""
-        try:
-            result = await self.service.run_scheduled(user_id, self.transport, self.clock())
-        except Exception:  # one reader's bug must not stop the others' DMs
-            log.exception("personal digest run for user %d failed", user_id)
-            return DmResult("failed", user_id, detail="internal error")
+    def ran(self, key: int, result: DmResult) -> None:
         if result.outcome == "dms-closed":
-            self.unschedule(user_id)  # switched off: no job keeps firing for it
-        if result.outcome not in ("not-due", "already-posted"):
-            log.info("personal digest for user %d: %s %s", user_id, result.outcome, result.detail)
-        return result
-
-    async def shutdown(self) -> None:
-        if self._catch_up is not None and not self._catch_up.done():
-            self._catch_up.cancel()
+            self.unschedule(key)  # switched off: no job keeps firing for it
 
 
 def job_id(user_id: int) -> str:
-    return f"{_JOB_PREFIX}{user_id}"
+    return f"{PersonalJobs.name}:{user_id}"
 
 
 _RUNNING: weakref.WeakKeyDictionary[discord.Client, PersonalJobs] = weakref.WeakKeyDictionary()

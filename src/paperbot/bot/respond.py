@@ -3,6 +3,7 @@
 * `translator(interaction)`: English text -> the user's language, unformatted
   (for the pure renderers, which fill in values themselves).
 * `localize(interaction, english, **values)`: the same, formatted.
+* `guild_id_of(interaction)`: the server a `guild_only` command runs in.
 * `reply(interaction, message)`: the first response, or a follow-up when the
   interaction was already answered or deferred ("thinking…"). Ephemeral
   unless asked otherwise; it pings exactly the users the message lists
@@ -18,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import discord
+from discord import app_commands
 
 from paperbot.bot.embeds import message_kwargs
 from paperbot.bot.translator import CatalogTranslator
@@ -40,6 +42,14 @@ def translator(interaction: discord.Interaction[Any]) -> Translate:
 def localize(interaction: discord.Interaction[Any], english: str, **values: object) -> str:
     """`english` in the user's language, with `values` filled in."""
     return translator(interaction)(english).format(**values)
+
+
+def guild_id_of(interaction: discord.Interaction[Any]) -> int:
+    """The server a `guild_only` command runs in (Discord does not offer
+    those in DMs; should one come, the error handler explains)."""
+    if interaction.guild_id is None:
+        raise app_commands.NoPrivateMessage()
+    return interaction.guild_id
 
 
 async def reply(

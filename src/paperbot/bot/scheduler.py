@@ -22,10 +22,9 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
-from apscheduler.triggers.interval import IntervalTrigger
 
 from paperbot.bot import personal_scheduler
-from paperbot.bot.daily_jobs import next_daily_run, place_daily, remove_daily
+from paperbot.bot.daily_jobs import Clock, DailyJobs
 from paperbot.bot.embeds import message_kwargs
 from paperbot.bot.views.reader_actions import reader_view
 from paperbot.clock import utc_now
@@ -51,10 +50,6 @@ SEND_INTERVAL_S = 0.25
 #: What all processes together may send per second (Discord allows 50 per bot
 #: token; the rest is left for interaction follow-ups and history reads).
 GLOBAL_SENDS_PER_S = 40.0
-RESOLVE_EVERY_MINUTES = 10
-_JOB_PREFIX = "digest:"
-
-Clock = Callable[[], datetime]
 
 
 class SendPacer:
@@ -151,7 +146,14 @@ def delivery_error(exc: BaseException, channel_id: int) -> DeliveryError:
     )
 
 
-class DigestScheduler:
+class DigestScheduler(DailyJobs[DigestSettings, PostResult, DigestTransport]):
+    """The server digests' jobs (`DailyJobs`, keyed by guild) on this
+    process's scheduler, following schedule changes made elsewhere."""
+
+    name = "digest"
+    label = "digest run for guild"
+    plural = "digests"
+
     def __init__(
         self,
         service: DigestService,
@@ -159,49 +161,30 @@ class DigestScheduler:
         *,
         clock: Clock = utc_now,
     ) -> None:
-        self.service = service
+        self.service: DigestService = service
         self.transport = transport
         self.clock = clock
         self.scheduler = AsyncIOScheduler(timezone=UTC)
-        self._catch_up: asyncio.Task[list[PostResult]] | None = None
         self._followups: set[asyncio.Task[None]] = set()
+
+    def key(self, settings: DigestSettings) -> int:
+        return settings.guild_id
+
+    def crashed(self, key: int) -> PostResult:
+        return PostResult("failed", key, detail="internal error")
 
     async def start(self) -> None:
         """Rebuild the jobs of this process's shards from the database, follow
         schedule changes made elsewhere, then catch up in the background."""
         await self.service.follow_settings(self.changed_elsewhere)
         self.scheduler.start()
-        configured = await self.service.enabled()
-        for settings in configured:
-            self.schedule(settings)
-        self.scheduler.add_job(
-            self.resolve_open,
-            IntervalTrigger(minutes=RESOLVE_EVERY_MINUTES, timezone=UTC),
-            id="digest-resolve",
-            coalesce=True,
-            max_instances=1,
-            replace_existing=True,
-        )
-        log.info("digest scheduler started: %d servers scheduled", len(configured))
-        self._catch_up = asyncio.create_task(self.catch_up(), name="digest-catch-up")
-
-    async def catch_up(self) -> list[PostResult]:
-        """After a (re)start: settle open posts, then post what was missed today."""
-        results = await self.resolve_open()
-        for settings in await self.service.enabled():
-            results.append(await self.run(settings.guild_id))
-        posted = [r for r in results if r.outcome == "posted"]
-        if posted:
-            log.info("start-up catch-up posted %d missed digests", len(posted))
-        return results
+        await super().start()
+        log.info("digest scheduler started")
 
     @property
     def catching_up(self) -> asyncio.Task[list[PostResult]] | None:
         """The start-up catch-up while it may still run (the DMs wait for it)."""
         return self._catch_up
-
-    async def resolve_open(self) -> list[PostResult]:
-        return await self.service.recover(self.transport, self.clock())
 
     def changed_elsewhere(self, guild_id: int) -> None:
         """Another process (or the CLI) changed a schedule: if the server is on
@@ -224,47 +207,15 @@ class DigestScheduler:
             self.schedule(settings)
             log.info("digest schedule of guild %d followed from another process", guild_id)
 
-    def schedule(self, settings: DigestSettings) -> None:
-        """(Re)place a server's job; a disabled schedule just removes it."""
-        if not settings.enabled:
-            self.unschedule(settings.guild_id)
-            return
-        place_daily(
-            self.scheduler,
-            self.run,
-            settings.guild_id,
-            job_id(settings.guild_id),
-            settings.post_time,
-            settings.timezone,
-        )
-
-    def unschedule(self, guild_id: int) -> None:
-        remove_daily(self.scheduler, job_id(guild_id))
-
-    def next_run_time(self, guild_id: int) -> datetime | None:
-        return next_daily_run(self.scheduler, job_id(guild_id))
-
-    async def run(self, guild_id: int) -> PostResult:
-        """One server's scheduled run (also what a due job fires)."""
-        try:
-            result = await self.service.run_scheduled(guild_id, self.transport, self.clock())
-        except Exception:  # one server's bug must not stop the others' digests
-            log.exception("digest run for guild %d failed", guild_id)
-            return PostResult("failed", guild_id, detail="internal error")
-        if result.outcome not in ("not-due", "already-posted"):
-            log.info("digest run for guild %d: %s %s", guild_id, result.outcome, result.detail)
-        return result
-
     async def shutdown(self) -> None:
-        if self._catch_up is not None and not self._catch_up.done():
-            self._catch_up.cancel()
+        await super().shutdown()
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         log.info("digest scheduler stopped")
 
 
 def job_id(guild_id: int) -> str:
-    return f"{_JOB_PREFIX}{guild_id}"
+    return f"{DigestScheduler.name}:{guild_id}"
 
 
 _RUNNING: weakref.WeakKeyDictionary[discord.Client, DigestScheduler] = weakref.WeakKeyDictionary()

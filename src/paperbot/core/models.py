@@ -173,30 +173,35 @@ PostState = Literal["claimed", "sent", "confirmed", "failed", "expired"]
 
 
 @dataclass(frozen=True, slots=True)
-class DigestSettings:
-    """One server's digest schedule as stored."""
+class DailySchedule:
+    """A daily digest's schedule as stored, a server's or a reader's DM's:
+    when (local time and timezone), how many papers, on since when."""
 
-    guild_id: int
-    channel_id: int
     post_time: time
     timezone: str
     count: int
     enabled: bool
     active_since: datetime
-    updated_by: int | None
     updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DigestSettings(DailySchedule):
+    """One server's digest schedule: its channel, who set it, its last failure."""
+
+    guild_id: int
+    channel_id: int
+    updated_by: int | None
     failure: str | None
     failure_at: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
-class DigestPost:
-    """One digest post and how far its delivery got."""
+class PostRecord:
+    """What every digest post records, a server's post or a reader's DM:
+    its message and papers, and how far its delivery got."""
 
     id: int
-    guild_id: int
-    channel_id: int
-    kind: PostKind
     local_date: date
     nonce: str
     header: str
@@ -209,6 +214,15 @@ class DigestPost:
     attempts: int
     message_id: int | None
     error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DigestPost(PostRecord):
+    """One server's digest post."""
+
+    guild_id: int
+    channel_id: int
+    kind: PostKind
 
 
 def unique(items: Iterable[str]) -> tuple[str, ...]:

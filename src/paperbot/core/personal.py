@@ -13,11 +13,11 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import date, datetime
 
 from paperbot.core.digest import DigestPlan
 from paperbot.core.digest_render import render_digest
-from paperbot.core.models import Paper, PostState
+from paperbot.core.models import DailySchedule, Paper, PostRecord
 from paperbot.core.render import MessageData
 
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -25,40 +25,23 @@ _WEEKDAYS_ZH = ("周一", "周二", "周三", "周四", "周五", "周六", "周
 
 
 @dataclass(frozen=True, slots=True)
-class PersonalSettings:
-    """One reader's personal digest schedule as stored."""
+class PersonalSettings(DailySchedule):
+    """One reader's personal digest schedule: where they set it, and why the
+    bot switched it off until they are told."""
 
     user_id: int
-    post_time: time
-    timezone: str
-    count: int
-    enabled: bool
-    active_since: datetime
     set_in_guild: int | None
-    updated_at: datetime
     notice: str | None
     notice_at: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
-class PersonalPost:
-    """One personal DM and how far its delivery got (states as a server post)."""
+class PersonalPost(PostRecord):
+    """One personal DM (delivered like a server post); its DM channel is
+    known once opened."""
 
-    id: int
     user_id: int
-    local_date: date
-    nonce: str
-    header: str
-    paper_ids: tuple[int, ...]
-    message: MessageData
-    state: PostState
     channel_id: int | None
-    claimed_at: datetime
-    deadline: datetime
-    sent_at: datetime | None
-    attempts: int
-    message_id: int | None
-    error: str | None
 
 
 def personal_nonce(user_id: int, day: date) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from paperbot.config import Settings
-from paperbot.core.search import bilingual_table
+from paperbot.core.search import bilingual_table, concept_translations
 from paperbot.services.corpus import CorpusService
 from paperbot.services.digest import DigestService, subscriber_audience
 from paperbot.services.digest_archive import DigestArchiveService
@@ -91,10 +91,12 @@ class App:
         digest = DigestService(db, settings, subscriber_audience(subscriptions))
         # Topic aliases and bilingual concepts expand queries across
         # languages (混合专家 <-> MoE, 低秩 <-> low-rank).
+        concepts = [(c.en, c.zh) for c in vocabulary.concepts]
         search = SearchService(
             db,
             settings.search,
-            bilingual_table(vocabulary.expansions(), [(c.en, c.zh) for c in vocabulary.concepts]),
+            bilingual_table(vocabulary.expansions(), concepts),
+            translations=concept_translations(concepts),
         )
         feedback = FeedbackService(db, topics, search)
         digest.personalizer = feedback.personalization

@@ -10,7 +10,9 @@ reader as the audience), which leaves out every paper the reader already
 got: by DM, or in a server digest of a server where they follow topics or
 that pinged them.
 
-Exactly once, as for the server digest (`services.digest`):
+Exactly once, by the server digest's own state machine
+(`services.digest_delivery.PostDelivery`; only where a DM goes and what
+closed DMs do are its own):
 
 1. claim: the (user, local date) row with the rendered DM and the papers
    marked as received, in one transaction;
@@ -33,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time
 from typing import Literal, Protocol
 from zoneinfo import ZoneInfo
 
@@ -41,17 +43,14 @@ from paperbot.config import Settings
 from paperbot.core import schedule
 from paperbot.core.personal import PersonalPost, PersonalSettings, personal_nonce, render_personal
 from paperbot.core.schedule import DailyTime
-from paperbot.services.digest import (
-    HISTORY_LIMIT,
-    MAX_ATTEMPTS,
-    NONCE_WINDOW,
+from paperbot.services.digest import DigestService, known_timezones, scaled
+from paperbot.services.digest_delivery import (
     DeliveryError,
-    DigestService,
+    DeliveryOutcome,
     DigestTransport,
-    known_timezones,
-    scaled,
+    PostDelivery,
+    PostStore,
 )
-from paperbot.services.digest_delivery import find_post
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.storage import personal as store
 from paperbot.storage.backend import Database
@@ -106,7 +105,13 @@ def daily_time(configured: PersonalSettings) -> DailyTime:
     return DailyTime(configured.post_time, ZoneInfo(configured.timezone))
 
 
-class PersonalDigestService:
+class PersonalDigestService(PostDelivery[PersonalPost, DmResult, DmTransport]):
+    """`/digest me` and the daily DM; delivered like a server post
+    (`PostDelivery`), into the reader's DM channel, opened on the first try."""
+
+    posts: PostStore[PersonalPost] = store
+    busy_history = "outcome unknown (long history)"
+
     def __init__(
         self,
         db: Database,
@@ -239,122 +244,36 @@ class PersonalDigestService:
                 log.info("personal digest for user %d on %s already claimed", user_id, day)
                 return "already-posted"
 
-    async def _deliver(self, post: PersonalPost, transport: DmTransport, now: datetime) -> DmResult:
-        self._in_flight.add(post.id)
-        try:
-            return await self._send_and_confirm(post, transport, now)
-        finally:
-            self._in_flight.discard(post.id)
+    # --- what differs from a server post (`PostDelivery` does the rest) -------
 
-    async def _send_and_confirm(
-        self, post: PersonalPost, transport: DmTransport, now: datetime
+    def _result(
+        self,
+        outcome: DeliveryOutcome,
+        post: PersonalPost,
+        message_id: int | None = None,
+        *,
+        detail: str = "",
+        papers: int = 0,
     ) -> DmResult:
-        channel_id = post.channel_id
-        try:
-            if channel_id is None:
-                channel_id = await transport.open_dm(post.user_id)
-                await store.set_channel(self.db, post.id, channel_id)
-            await store.mark_sent(self.db, post.id, now)
-            message_id = await transport.send(channel_id, post.message, post.nonce)
-        except DeliveryError as exc:
-            return await self._failed(post, exc, now)
-        await store.confirm(self.db, post.id, message_id)
-        log.info(
-            "personal digest sent: user %d date %s message %d",
-            post.user_id,
-            post.local_date,
-            message_id,
-        )
-        return DmResult(
-            "posted", post.user_id, post.local_date, message_id, papers=len(post.paper_ids)
-        )
+        return DmResult(outcome, post.user_id, post.local_date, message_id, detail, papers)
 
-    async def _failed(self, post: PersonalPost, exc: DeliveryError, now: datetime) -> DmResult:
-        if isinstance(exc, DmsClosed):
-            # Refused, so nothing went out: the papers stay new to the reader.
-            log.info("personal digest for user %d switched off: %s", post.user_id, exc)
-            await store.close_post(self.db, post.id, "failed", str(exc))
-            await store.switch_off(self.db, post.user_id, now, DMS_CLOSED_NOTICE)
-            return DmResult("dms-closed", post.user_id, post.local_date, detail=str(exc))
-        if exc.permanent:
-            log.warning("personal digest for user %d failed for good: %s", post.user_id, exc)
-            await store.close_post(self.db, post.id, "failed", str(exc))
-            return DmResult("failed", post.user_id, post.local_date, detail=str(exc))
-        log.warning("personal digest for user %d: send failed, will resolve: %s", post.user_id, exc)
-        await store.note_error(self.db, post.id, str(exc))
-        return DmResult("pending", post.user_id, post.local_date, detail=str(exc))
+    def _label(self, post: PersonalPost) -> str:
+        return f"personal digest for user {post.user_id}"
 
-    # --- after a crash ------------------------------------------------------
+    async def _channel(self, post: PersonalPost, transport: DmTransport) -> int:
+        """The reader's DM channel, opened (and kept for history) on the first try."""
+        if post.channel_id is not None:
+            return post.channel_id
+        channel_id = await transport.open_dm(post.user_id)
+        await store.set_channel(self.db, post.id, channel_id)
+        return channel_id
 
-    async def recover(self, transport: DmTransport, now: datetime) -> list[DmResult]:
-        """Resolve every DM a crash (or an unknown send outcome) left open."""
-        return [
-            await self.resolve(post, transport, now) for post in await store.open_posts(self.db)
-        ]
-
-    async def resolve(self, post: PersonalPost, transport: DmTransport, now: datetime) -> DmResult:
-        """Finish a DM whose delivery is unknown, without ever sending it twice."""
-        if post.id in self._in_flight:
-            return DmResult("pending", post.user_id, post.local_date, detail="in flight")
-        current = await store.get_post(self.db, post.id)
-        if current is None or current.state not in ("claimed", "sent"):
-            return DmResult("already-posted", post.user_id, post.local_date)
-        still_today = now < current.deadline
-        if current.state == "claimed":
-            # The request never left: deliver while the reader's day is on.
-            if still_today:
-                return await self._deliver(current, transport, now)
-            await store.close_post(self.db, current.id, "expired", "not sent before its day ended")
-            return DmResult("expired", current.user_id, current.local_date)
-        return await self._resolve_sent(current, transport, now, still_today=still_today)
-
-    async def _resolve_sent(
-        self, post: PersonalPost, transport: DmTransport, now: datetime, *, still_today: bool
-    ) -> DmResult:
-        """Found in the DM channel it is confirmed; otherwise re-sent only
-        when that cannot make a second DM."""
-        assert post.sent_at is not None
-        assert post.channel_id is not None
-        if now - post.sent_at <= NONCE_WINDOW:
-            # Discord still deduplicates this nonce: a re-send cannot double post.
-            return await self._deliver(post, transport, now)
-        try:
-            recent = await transport.history(
-                post.channel_id, post.claimed_at - timedelta(seconds=5), HISTORY_LIMIT
-            )
-        except DeliveryError as exc:
-            return await self._unconfirmed(post, exc, still_today=still_today)
-        mine = find_post(recent, post.header)
-        if mine is not None:
-            await store.confirm(self.db, post.id, mine.id)
-            return DmResult(
-                "posted", post.user_id, post.local_date, mine.id, papers=len(post.paper_ids)
-            )
-        if len(recent) >= HISTORY_LIMIT:
-            await store.close_post(
-                self.db, post.id, "expired", "outcome unknown (long history)", free_papers=False
-            )
-            return DmResult("expired", post.user_id, post.local_date)
-        if still_today and post.attempts < MAX_ATTEMPTS:
-            return await self._deliver(post, transport, now)
-        reason = (
-            f"not delivered after {post.attempts} attempts: {post.error or 'unknown error'}"
-            if post.attempts >= MAX_ATTEMPTS
-            else "not delivered before its day ended"
-        )
-        await store.close_post(self.db, post.id, "failed", reason)
-        return DmResult("failed", post.user_id, post.local_date, detail=reason)
-
-    async def _unconfirmed(
-        self, post: PersonalPost, exc: DeliveryError, *, still_today: bool
-    ) -> DmResult:
-        """History could not be read: the DM may be out, so its papers stay
-        received and it is not sent again; a transient error is retried while
-        the day lasts."""
-        if not exc.permanent and still_today:
-            await store.note_error(self.db, post.id, str(exc))
-            return DmResult("pending", post.user_id, post.local_date, detail=str(exc))
-        await store.close_post(
-            self.db, post.id, "failed", f"outcome unknown: {exc}", free_papers=False
-        )
-        return DmResult("failed", post.user_id, post.local_date, detail=str(exc))
+    async def _refused(
+        self, post: PersonalPost, exc: DeliveryError, now: datetime
+    ) -> DmResult | None:
+        if not isinstance(exc, DmsClosed):
+            return None
+        # Refused, so nothing went out: the papers stay new to the reader.
+        log.info("personal digest for user %d switched off: %s", post.user_id, exc)
+        await store.switch_off(self.db, post.user_id, now, DMS_CLOSED_NOTICE)
+        return DmResult("dms-closed", post.user_id, post.local_date, detail=str(exc))

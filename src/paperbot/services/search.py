@@ -16,7 +16,7 @@ import ctypes.util
 import gc
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import ParamSpec, TypeVar
 
@@ -122,10 +122,14 @@ class SearchService:
         db: Database,
         settings: SearchSettings,
         expansions: Mapping[str, Sequence[str]] | None = None,
+        *,
+        translations: Mapping[str, Collection[str]] | None = None,
     ) -> None:
         self._db = db
         self._settings = settings
         self._expansions: Mapping[str, Sequence[str]] = expansions or {}
+        # The expansions that translate a term (bilingual concepts): they count more.
+        self._translations: Mapping[str, Collection[str]] = translations or {}
         self._index: core.SearchIndex | None = None
         self._version = -1
         self._lock = asyncio.Lock()
@@ -342,6 +346,7 @@ class SearchService:
             year=year,
             max_length=self._settings.max_query_length,
             expansions=self._expansions,
+            translations=self._translations,
         )
 
     async def search(

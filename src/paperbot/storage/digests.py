@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import date, datetime, time
-from typing import Any, Literal
+from typing import Any
 
 from paperbot.core.models import DigestPost, DigestSettings, PostKind
 from paperbot.core.render import MessageData
 from paperbot.storage import post_states
 from paperbot.storage.backend import Database, Transaction, dialect_sql
 from paperbot.storage.db import ConstraintError
-from paperbot.storage.messages import decode_message, encode_message
+from paperbot.storage.messages import encode_message
 
 #: Every process hears a server's schedule change here (payload: the guild id).
 SETTINGS_CHANNEL = "paperbot_digest_settings"
@@ -27,25 +27,10 @@ _SETTINGS_COLUMNS = (
     "guild_id, channel_id, post_time, timezone, count, enabled, active_since,"
     " updated_by, updated_at, failure, failure_at"
 )
-# History names papers by key (migration 0005); callers work with ids, which
-# stay stable because papers are retired, never deleted. A key whose paper row
-# is gone (`paperbot doctor` reports it) drops out of the id list.
-_PAPER_IDS_OF_POST = {
-    "sqlite": "(SELECT json_group_array(picked.id) FROM (SELECT p.id AS id"
-    " FROM json_each(digest_posts.paper_keys) AS k JOIN papers AS p ON p.key = k.value"
-    " ORDER BY k.key) AS picked)",
-    "postgresql": "(SELECT coalesce(json_agg(p.id ORDER BY k.ord), '[]')::text"
-    " FROM jsonb_array_elements_text(digest_posts.paper_keys) WITH ORDINALITY AS k(value, ord)"
-    " JOIN papers AS p ON p.key = k.value)",
-}
 
 
 def _post_columns(db: Database) -> str:
-    return (
-        "id, guild_id, channel_id, kind, local_date, nonce, header, "
-        + _PAPER_IDS_OF_POST[db.dialect]
-        + ", message, state, claimed_at, deadline, sent_at, attempts, message_id, error"
-    )
+    return post_states.SERVER_POSTS.columns(db) + ", guild_id, channel_id, kind"
 
 
 async def save_settings(
@@ -254,29 +239,11 @@ async def paper_keys_of(db: Database, tx: Transaction, paper_ids: Sequence[int])
     return [by_id[pid] for pid in paper_ids if pid in by_id]
 
 
-async def mark_sent(db: Database, post_id: int, now: datetime) -> None:
-    await post_states.mark_sent(db, post_states.SERVER_POSTS, post_id, now)
-
-
-async def confirm(db: Database, post_id: int, message_id: int) -> None:
-    await post_states.confirm(db, post_states.SERVER_POSTS, post_id, message_id)
-
-
-async def close_post(
-    db: Database,
-    post_id: int,
-    state: Literal["failed", "expired"],
-    error: str,
-    *,
-    free_papers: bool = True,
-) -> None:
-    await post_states.close_post(
-        db, post_states.SERVER_POSTS, post_id, state, error, free_papers=free_papers
-    )
-
-
-async def note_error(db: Database, post_id: int, error: str) -> None:
-    await post_states.note_error(db, post_states.SERVER_POSTS, post_id, error)
+# The delivery states, over this module's tables (`storage.post_states`).
+mark_sent = post_states.SERVER_POSTS.mark_sent
+confirm = post_states.SERVER_POSTS.confirm
+close_post = post_states.SERVER_POSTS.close_post
+note_error = post_states.SERVER_POSTS.note_error
 
 
 async def get_post(db: Database, post_id: int) -> DigestPost | None:
@@ -326,23 +293,7 @@ def _settings(row: Sequence[Any]) -> DigestSettings:
 
 
 def _post(row: Sequence[Any]) -> DigestPost:
-    (pid, guild, channel, kind, day, nonce, header, ids, message, state, *rest) = row
-    claimed, deadline, sent, attempts, mid, err = rest
-    return DigestPost(
-        id=int(pid),
-        guild_id=int(guild),
-        channel_id=int(channel),
-        kind=kind,
-        local_date=date.fromisoformat(day),
-        nonce=str(nonce),
-        header=str(header),
-        paper_ids=tuple(int(i) for i in json.loads(ids)),
-        message=decode_message(message),
-        state=state,
-        claimed_at=datetime.fromisoformat(claimed),
-        deadline=datetime.fromisoformat(deadline),
-        sent_at=datetime.fromisoformat(sent) if sent else None,
-        attempts=int(attempts),
-        message_id=int(mid) if mid is not None else None,
-        error=err,
+    guild, channel, kind = post_states.own_columns(row)
+    return post_states.decode_post(
+        DigestPost, row, guild_id=int(guild), channel_id=int(channel), kind=kind
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import date, datetime, time
-from typing import Any, Literal
+from typing import Any
 
 from paperbot.core.personal import PersonalPost, PersonalSettings
 from paperbot.core.render import MessageData
@@ -19,29 +19,16 @@ from paperbot.storage import post_states
 from paperbot.storage.backend import Database
 from paperbot.storage.db import ConstraintError
 from paperbot.storage.digests import paper_keys_of
-from paperbot.storage.messages import decode_message, encode_message
+from paperbot.storage.messages import encode_message
 
 _SETTINGS_COLUMNS = (
     "user_id, post_time, timezone, count, enabled, active_since, set_in_guild, updated_at,"
     " notice, notice_at"
 )
-# The post's papers by id, in post order (history keeps keys, as in storage.digests).
-_PAPER_IDS = {
-    "sqlite": "(SELECT json_group_array(picked.id) FROM (SELECT p.id AS id"
-    " FROM json_each(personal_posts.paper_keys) AS k JOIN papers AS p ON p.key = k.value"
-    " ORDER BY k.key) AS picked)",
-    "postgresql": "(SELECT coalesce(json_agg(p.id ORDER BY k.ord), '[]')::text"
-    " FROM jsonb_array_elements_text(personal_posts.paper_keys) WITH ORDINALITY AS k(value, ord)"
-    " JOIN papers AS p ON p.key = k.value)",
-}
 
 
 def _post_columns(db: Database) -> str:
-    return (
-        "id, user_id, local_date, nonce, header, "
-        + _PAPER_IDS[db.dialect]
-        + ", message, state, channel_id, claimed_at, deadline, sent_at, attempts, message_id, error"
-    )
+    return post_states.PERSONAL_POSTS.columns(db) + ", user_id, channel_id"
 
 
 class AlreadyClaimed(Exception):
@@ -204,29 +191,11 @@ async def set_channel(db: Database, post_id: int, channel_id: int) -> None:
         )
 
 
-async def mark_sent(db: Database, post_id: int, now: datetime) -> None:
-    await post_states.mark_sent(db, post_states.PERSONAL_POSTS, post_id, now)
-
-
-async def confirm(db: Database, post_id: int, message_id: int) -> None:
-    await post_states.confirm(db, post_states.PERSONAL_POSTS, post_id, message_id)
-
-
-async def close_post(
-    db: Database,
-    post_id: int,
-    state: Literal["failed", "expired"],
-    error: str,
-    *,
-    free_papers: bool = True,
-) -> None:
-    await post_states.close_post(
-        db, post_states.PERSONAL_POSTS, post_id, state, error, free_papers=free_papers
-    )
-
-
-async def note_error(db: Database, post_id: int, error: str) -> None:
-    await post_states.note_error(db, post_states.PERSONAL_POSTS, post_id, error)
+# The delivery states, over this module's tables (`storage.post_states`).
+mark_sent = post_states.PERSONAL_POSTS.mark_sent
+confirm = post_states.PERSONAL_POSTS.confirm
+close_post = post_states.PERSONAL_POSTS.close_post
+note_error = post_states.PERSONAL_POSTS.note_error
 
 
 async def get_post(db: Database, post_id: int) -> PersonalPost | None:
@@ -267,24 +236,12 @@ def _settings(row: Sequence[Any]) -> PersonalSettings:
 
 
 def _post(row: Sequence[Any]) -> PersonalPost:
-    pid, user, day, nonce, header, ids, message, state, channel, *rest = row
-    claimed, deadline, sent, attempts, mid, err = rest
-    return PersonalPost(
-        id=int(pid),
+    user, channel = post_states.own_columns(row)
+    return post_states.decode_post(
+        PersonalPost,
+        row,
         user_id=int(user),
-        local_date=date.fromisoformat(day),
-        nonce=str(nonce),
-        header=str(header),
-        paper_ids=tuple(int(i) for i in json.loads(ids)),
-        message=decode_message(message),
-        state=state,
         channel_id=int(channel) if channel is not None else None,
-        claimed_at=datetime.fromisoformat(claimed),
-        deadline=datetime.fromisoformat(deadline),
-        sent_at=datetime.fromisoformat(sent) if sent else None,
-        attempts=int(attempts),
-        message_id=int(mid) if mid is not None else None,
-        error=err,
     )
 
 

@@ -14,7 +14,7 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from paperbot.bot.errors import UserError
-from paperbot.bot.respond import localize, reply, translator
+from paperbot.bot.respond import guild_id_of, localize, reply, translator
 from paperbot.bot.views.paginator import Paginator
 from paperbot.core import digest_history as render
 
@@ -54,9 +54,7 @@ class DigestHistoryCommands(commands.Cog):
         interaction: discord.Interaction[PaperBot],
         date: app_commands.Range[str, 1, 20] | None = None,
     ) -> None:
-        guild_id = interaction.guild_id
-        if guild_id is None:
-            raise app_commands.NoPrivateMessage()
+        guild_id = guild_id_of(interaction)
         until = None
         if date is not None:
             until = render.parse_date(date)

@@ -19,7 +19,7 @@ from discord.ext import commands
 
 from paperbot.bot.cogs.subscriptions import render_mutes, to_app_choices, topic_text
 from paperbot.bot.errors import UserError
-from paperbot.bot.respond import localize, reply, translator
+from paperbot.bot.respond import guild_id_of, localize, reply, translator
 from paperbot.bot.views import reader_actions as actions
 from paperbot.clock import utc_now
 from paperbot.core import similar_render as similar_texts
@@ -127,12 +127,6 @@ def render_summary(summary: FeedbackSummary, tr: Translate) -> MessageData:
     return MessageData(embeds=tuple(embeds))
 
 
-def _guild(interaction: discord.Interaction[PaperBot]) -> int:
-    if interaction.guild_id is None:
-        raise app_commands.NoPrivateMessage()
-    return interaction.guild_id
-
-
 class Feedback(commands.Cog):
     # /feedback show|reset; /similar, /mute and /unmute stay top-level.
     profile = app_commands.Group(name="feedback", description=locale_str(GROUP), guild_only=True)
@@ -174,7 +168,8 @@ class Feedback(commands.Cog):
     ) -> None:
         owner = self._scope_owner(interaction, scope)
         try:
-            muted = await self.bot.app.feedback.mute(_guild(interaction), owner, topic, utc_now())
+            guild_id = guild_id_of(interaction)
+            muted = await self.bot.app.feedback.mute(guild_id, owner, topic, utc_now())
         except TopicInputError as exc:
             raise UserError(localize(interaction, exc.template, **exc.values)) from None
         name = topic_text(muted.topic, translator(interaction))
@@ -199,7 +194,7 @@ class Feedback(commands.Cog):
     ) -> None:
         owner = self._scope_owner(interaction, scope)
         try:
-            result = await self.bot.app.feedback.unmute(_guild(interaction), owner, topic)
+            result = await self.bot.app.feedback.unmute(guild_id_of(interaction), owner, topic)
         except TopicInputError as exc:
             raise UserError(localize(interaction, exc.template, **exc.values)) from None
         name = topic_text(result.topic, translator(interaction))
@@ -234,13 +229,13 @@ class Feedback(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         corpus = await self.bot.app.digest.corpus_arrays()
         summary = await self.bot.app.feedback.summary(
-            _guild(interaction), interaction.user.id, corpus
+            guild_id_of(interaction), interaction.user.id, corpus
         )
         await reply(interaction, render_summary(summary, translator(interaction)))
 
     @profile.command(name="reset", description=locale_str(RESET))
     async def reset(self, interaction: discord.Interaction[PaperBot]) -> None:
-        count = await self.bot.app.feedback.reset(_guild(interaction), interaction.user.id)
+        count = await self.bot.app.feedback.reset(guild_id_of(interaction), interaction.user.id)
         text = (
             localize(interaction, RESET_DONE, count=count)
             if count

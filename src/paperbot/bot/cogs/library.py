@@ -19,7 +19,7 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from paperbot.bot.errors import BAD_TEXT, UserError
-from paperbot.bot.respond import localize, reply, translator
+from paperbot.bot.respond import guild_id_of, localize, reply, translator
 from paperbot.bot.views.paginator import NEXT, PREVIOUS
 from paperbot.bot.views.saved import SavedPaginator, UnsaveButton
 from paperbot.clock import utc_now
@@ -80,12 +80,6 @@ ZH_CN: dict[str, str] = {
 }
 
 
-def _guild_id(interaction: discord.Interaction[PaperBot]) -> int:
-    if interaction.guild_id is None:  # guild_only: Discord does not offer it in DMs
-        raise app_commands.NoPrivateMessage()
-    return interaction.guild_id
-
-
 @app_commands.guild_only()
 class Saved(commands.GroupCog, group_name="saved", group_description=locale_str(GROUP)):
     def __init__(self, bot: PaperBot) -> None:
@@ -101,7 +95,7 @@ class Saved(commands.GroupCog, group_name="saved", group_description=locale_str(
 
     @app_commands.command(name="list", description=locale_str(LIST))
     async def list_saved(self, interaction: discord.Interaction[PaperBot]) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = guild_id_of(interaction)
         saved = await self.bot.app.library.saved_papers(guild_id, interaction.user.id)
         if not saved:
             await reply(interaction, localize(interaction, NO_SAVED))
@@ -121,7 +115,7 @@ class Saved(commands.GroupCog, group_name="saved", group_description=locale_str(
         ]
     )
     async def export(self, interaction: discord.Interaction[PaperBot], fmt: str = "bibtex") -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = guild_id_of(interaction)
         # Discord sends only the choices; the lookup also gives fmt its Literal type.
         chosen = next((f for f in EXPORT_FORMATS if f == fmt), None)
         if chosen is None:

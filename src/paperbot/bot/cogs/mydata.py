@@ -19,7 +19,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands, tasks
 
-from paperbot.bot.respond import localize, reply, translator
+from paperbot.bot.respond import guild_id_of, localize, reply, translator
 from paperbot.bot.views.confirm import ConfirmView
 from paperbot.clock import utc_now
 from paperbot.core.library_render import (
@@ -77,12 +77,6 @@ ZH_CN: dict[str, str] = {
 }
 
 
-def _guild_id(interaction: discord.Interaction[PaperBot]) -> int:
-    if interaction.guild_id is None:  # guild_only: Discord does not offer it in DMs
-        raise app_commands.NoPrivateMessage()
-    return interaction.guild_id
-
-
 @app_commands.guild_only()
 class MyData(commands.GroupCog, group_name="mydata", group_description=locale_str(GROUP)):
     def __init__(self, bot: PaperBot) -> None:
@@ -99,12 +93,12 @@ class MyData(commands.GroupCog, group_name="mydata", group_description=locale_st
     @app_commands.command(name="show", description=locale_str(SHOW))
     async def show(self, interaction: discord.Interaction[PaperBot]) -> None:
         service = self.bot.app.user_data
-        counts = await service.counts(_guild_id(interaction), interaction.user.id)
+        counts = await service.counts(guild_id_of(interaction), interaction.user.id)
         await reply(interaction, mydata_summary(service.labelled(counts), translator(interaction)))
 
     @app_commands.command(name="export", description=locale_str(EXPORT))
     async def export(self, interaction: discord.Interaction[PaperBot]) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = guild_id_of(interaction)
         data = await self.bot.app.user_data.export(guild_id, interaction.user.id)
         exported = await asyncio.to_thread(
             mydata_file, guild_id, interaction.user.id, data, self.clock()
@@ -114,7 +108,7 @@ class MyData(commands.GroupCog, group_name="mydata", group_description=locale_st
 
     @app_commands.command(name="delete", description=locale_str(DELETE))
     async def delete(self, interaction: discord.Interaction[PaperBot]) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = guild_id_of(interaction)
         user_id = interaction.user.id
         service = self.bot.app.user_data
         tr = translator(interaction)

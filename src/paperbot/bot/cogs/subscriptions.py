@@ -17,7 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from paperbot.bot.errors import UserError
-from paperbot.bot.respond import localize, reply, translator
+from paperbot.bot.respond import guild_id_of, localize, reply, translator
 from paperbot.bot.warmup import WarmUp
 from paperbot.clock import utc_now
 from paperbot.core import limits
@@ -207,9 +207,7 @@ class Subscriptions(commands.Cog):
 
     @staticmethod
     def _ids(interaction: discord.Interaction[PaperBot]) -> tuple[int, int]:
-        if interaction.guild_id is None:  # guild_only: Discord does not offer it in DMs
-            raise app_commands.NoPrivateMessage()
-        return interaction.guild_id, interaction.user.id
+        return guild_id_of(interaction), interaction.user.id
 
     async def _defer_if_cold(self, interaction: discord.Interaction[PaperBot]) -> None:
         """Matching needs the prepared corpus; if it is not ready (just loaded,

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 DEFAULT_TIMEOUT = 120.0
 
 
-class ConfirmView(discord.ui.View):
+class ConfirmView(errors.HandledView):
     def __init__(
         self,
         *,
@@ -72,12 +72,3 @@ class ConfirmView(discord.ui.View):
             await self.interaction.edit_original_response(content=self._cancelled_text, view=None)
         except discord.HTTPException as exc:
             log.info("could not close the confirmation: %s", exc)
-
-    async def on_error(
-        self,
-        interaction: discord.Interaction[Any],
-        error: Exception,
-        _item: discord.ui.Item[Any],
-        /,
-    ) -> None:
-        await errors.handle_error(interaction, error)

@@ -50,7 +50,7 @@ NOT_YOURS = "Only the person who ran this command can turn its pages."
 DEFAULT_TIMEOUT = 180.0
 
 
-class Paginator(discord.ui.View):
+class Paginator(errors.HandledView):
     """Previous/Next over `pages`; see the module docstring for the API."""
 
     def __init__(
@@ -154,12 +154,3 @@ class Paginator(discord.ui.View):
         except discord.HTTPException as exc:
             # Deleted message or expired token: the buttons are gone anyway.
             log.info("could not disable paginator buttons: %s", exc)
-
-    async def on_error(
-        self,
-        interaction: discord.Interaction[Any],
-        error: Exception,
-        _item: discord.ui.Item[Any],
-        /,
-    ) -> None:
-        await errors.handle_error(interaction, error)

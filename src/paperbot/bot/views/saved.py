@@ -62,7 +62,9 @@ class _UnsaveShown(discord.ui.Button["SavedPaginator"]):
 
 
 class SavedPaginator(Paginator):
-    """Previous/Next over the saved papers, with Unsave buttons for the page shown."""
+    """Previous/Next over the saved papers, with Unsave buttons for the page
+    shown. A timeout disables only the page buttons (`Paginator.on_timeout`):
+    Unsave keeps working (a dynamic item)."""
 
     def __init__(
         self,
@@ -117,18 +119,6 @@ class SavedPaginator(Paginator):
         await interaction.response.edit_message(**message_kwargs(shown), view=self)
         if len(self.pages) == 1:
             self.stop()
-
-    async def on_timeout(self) -> None:
-        # Only the page buttons die; Unsave keeps working (a dynamic item).
-        for nav in (self.previous, self.counter, self.next):
-            nav.disabled = True
-        try:
-            if self._message is not None:
-                await self._message.edit(view=self)
-            elif self._interaction is not None:
-                await self._interaction.edit_original_response(view=self)
-        except discord.HTTPException as exc:
-            log.info("could not disable the saved list's page buttons: %s", exc)
 
 
 class UnsaveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=UNSAVE_TEMPLATE):

@@ -37,11 +37,11 @@ from paperbot.core.search._query import (
     MAX_ALTERNATIVES,
     MAX_YEAR,
     MIN_YEAR,
-    STOP_WORDS,
     ParsedQuery,
     QueryProblem,
     Term,
     bilingual_table,
+    concept_translations,
     expand_terms,
     parse_query,
 )
@@ -54,8 +54,15 @@ from paperbot.core.search._recall import (
     term_weight,
     top_candidates,
 )
-from paperbot.core.search._rerank import rerank_one, rerank_scores
-from paperbot.core.search._weights import ALTERNATIVE, CANDIDATES, LONG_QUERY_ALTERNATIVE
+from paperbot.core.search._rerank import rerank_one, rerank_scores, title_length_norm
+from paperbot.core.search._weights import (
+    ALTERNATIVE,
+    CANDIDATES,
+    LONG_QUERY_ALTERNATIVE,
+    LONG_QUERY_TRANSLATION,
+    TRANSLATION,
+)
+from paperbot.core.search._words import STOP_WORDS
 
 __all__ = [
     "ALTERNATIVE",
@@ -63,10 +70,12 @@ __all__ = [
     "EMPTY_RANKING",
     "INDEX_FORMAT",
     "LONG_QUERY_ALTERNATIVE",
+    "LONG_QUERY_TRANSLATION",
     "MAX_ALTERNATIVES",
     "MAX_YEAR",
     "MIN_YEAR",
     "STOP_WORDS",
+    "TRANSLATION",
     "FieldIndex",
     "ParsedQuery",
     "QueryProblem",
@@ -80,6 +89,7 @@ __all__ = [
     "build_index",
     "build_index_columns",
     "char_grams",
+    "concept_translations",
     "expand_terms",
     "filter_mask",
     "from_arrays",
@@ -94,6 +104,7 @@ __all__ = [
     "term_scores",
     "term_weight",
     "title_acronyms",
+    "title_length_norm",
     "to_arrays",
     "top_candidates",
     "word_grams",

@@ -13,6 +13,7 @@ from paperbot.core.search._weights import (
     FUZZY,
     PARTIAL_CJK,
     PHRASE_PARTS,
+    PIECE_SHARE,
     SUBSTRING,
     SUMMARY_FACTOR,
 )
@@ -147,10 +148,22 @@ def latin_near(word: str, field: FieldText) -> float:
     if len(word) < 4 or not field.words:
         return 0.0
     if field.has_piece(word):
-        return SUBSTRING
+        return _piece_strength(word, field)
     cutoff = 80 if len(word) >= 5 else 86
     best = process.extractOne(word, field.words, scorer=fuzz.ratio, score_cutoff=cutoff)
     return FUZZY * best[1] / 100 if best is not None else 0.0
+
+
+def _piece_strength(word: str, field: FieldText) -> float:
+    """A piece that is most of the word holding it (`lora` in QLoRA,
+    `training` in pretraining) is nearly the word; one that is a small part
+    of it (`able` in variable, `back` in backward) is weak evidence, scaled
+    by its share, so it never outranks an exact rare word elsewhere."""
+    hosts = [w for w in field.words if word in w]
+    if not hosts:
+        return SUBSTRING  # spans words: `scissorhands` in "scissor hands"
+    share = max(len(word) / len(host) for host in hosts)
+    return SUBSTRING if share >= PIECE_SHARE else SUBSTRING * share
 
 
 def _latin_match(word: str, field: FieldText) -> tuple[float, list[str]]:
@@ -159,7 +172,7 @@ def _latin_match(word: str, field: FieldText) -> tuple[float, list[str]]:
         return EXACT, [field.folded[folded]]
     if len(word) >= 4 and field.has_piece(word):
         # Highlight the whole word holding the piece (QLoRA for `lora`).
-        return SUBSTRING, [w for w in field.words if word in w][:1] or [word]
+        return _piece_strength(word, field), [w for w in field.words if word in w][:1] or [word]
     if len(word) >= 4 and field.words:
         cutoff = 80 if len(word) >= 5 else 86
         best = process.extractOne(word, field.words, scorer=fuzz.ratio, score_cutoff=cutoff)

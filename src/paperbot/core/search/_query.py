@@ -12,135 +12,24 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from paperbot.core.search._weights import ALTERNATIVE, LONG_QUERY_ALTERNATIVE, LONG_QUERY_TERMS
+from paperbot.core.search._weights import (
+    ALTERNATIVE,
+    LONG_QUERY_ALTERNATIVE,
+    LONG_QUERY_TERMS,
+    LONG_QUERY_TRANSLATION,
+    TRANSLATION,
+)
+from paperbot.core.search._words import (
+    CJK_PARTICLES,
+    CJK_QUESTION_WORDS,
+    STOP_WORDS,
+    is_question_word,
+)
 from paperbot.core.text import has_cjk, is_cjk_run, normalize, strip_invisible, tokens
 
 MIN_YEAR = 1950
 MAX_YEAR = 2100
 _GLUED_VENUE_YEAR = re.compile(r"^([a-z][a-z-]*?)((?:19|20)\d{2})$")
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "the",
-        "to",
-        "via",
-        "vs",
-        "with",
-    ]
-)
-# Words that ask rather than say: a question's frame ("how do I ...",
-# "为什么...") carries no topic. Dropped from a query unless nothing else is
-# left; CJK ones are also cut out of longer runs.
-QUESTION_WORDS = frozenset(
-    [
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "does",
-        "do",
-        "did",
-        "can",
-        "could",
-        "should",
-        "would",
-        "will",
-        "shall",
-        "may",
-        "might",
-        "must",
-        "i",
-        "me",
-        "my",
-        "we",
-        "our",
-        "you",
-        "your",
-        "there",
-        "this",
-        "that",
-        "these",
-        "those",
-        "any",
-        "some",
-        "about",
-        "way",
-        "ways",
-        "anything",
-        "something",
-    ]
-)
-CJK_QUESTION_WORDS = (
-    "为什么",
-    "怎么样",
-    "怎么办",
-    "怎么",
-    "怎样",
-    "如何",
-    "哪些",
-    "哪个",
-    "什么",
-    "是否",
-    "能否",
-    "可以",
-    "有没有",
-    "吗",
-    "呢",
-)
-# Words every paper here could say: they still count, a fifth as much as
-# their IDF says (stage 1 and stage 2 share the weights).
-GENERIC_WORDS = frozenset(
-    [
-        "model",
-        "models",
-        "paper",
-        "papers",
-        "method",
-        "methods",
-        "approach",
-        "approaches",
-        "work",
-        "study",
-        "result",
-        "results",
-        "use",
-        "using",
-        "used",
-        "make",
-        "get",
-        "better",
-        "new",
-        "large",
-        "方法",
-        "模型",
-        "论文",
-        "研究",
-        "问题",
-        "大模型",
-    ]
-)
 # Aliases tried per term: the first ones (canonical names come first) say
 # the most, and each costs a pass over the index.
 MAX_ALTERNATIVES = 4
@@ -170,6 +59,24 @@ class Term:
     # What an alias match counts, at most, of a direct one: lower in long
     # queries, whose own words already say more than one alias adds.
     alt_weight: float = ALTERNATIVE
+    # The alternatives that translate the term (a bilingual concept's other
+    # language, 零阶优化 for zeroth-order): they name the same idea, where a
+    # topic's other aliases name a broader one, so they count more.
+    translations: frozenset[str] = frozenset()
+    translation_weight: float = TRANSLATION
+
+    def weight_of(self, alternative: str) -> float:
+        """What a match of this alternative counts, at most, of a direct one."""
+        if alternative in self.translations:
+            return self.translation_weight
+        return self.alt_weight
+
+    @property
+    def max_alt_weight(self) -> float:
+        """The most any alternative of the term can count."""
+        return (
+            max(self.translation_weight, self.alt_weight) if self.translations else self.alt_weight
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +107,7 @@ def parse_query(
     year: int | None = None,
     max_length: int = 300,
     expansions: Mapping[str, Sequence[str]] | None = None,
+    translations: Mapping[str, Collection[str]] | None = None,
 ) -> ParsedQuery:
     """Normalise a query, pull venue/year filters out of it, classify bad input.
 
@@ -228,9 +136,14 @@ def parse_query(
             year = year or int(glued.group(2))
         else:
             words.append(token)
-    terms = _content_terms(expand_terms(_without_cjk_questions(words), expansions or {}))
+    terms = _content_terms(
+        expand_terms(_without_cjk_questions(words), expansions or {}, translations or {})
+    )
     if len(terms) >= LONG_QUERY_TERMS:
-        terms = tuple(replace(t, alt_weight=LONG_QUERY_ALTERNATIVE) for t in terms)
+        terms = tuple(
+            replace(t, alt_weight=LONG_QUERY_ALTERNATIVE, translation_weight=LONG_QUERY_TRANSLATION)
+            for t in terms
+        )
     if not terms and not (venue or year):
         return ParsedQuery(raw, problem=_why_no_terms(normalized))
     return ParsedQuery(raw, terms=terms, venue=venue, year=year, phrase=" ".join(words))
@@ -252,14 +165,22 @@ def _without_cjk_questions(words: Sequence[str]) -> list[str]:
 def _content_terms(terms: Sequence[Term]) -> tuple[Term, ...]:
     """The terms without noise and question words; the question words stay
     when nothing else would (`what` alone is still a search)."""
-    real = [t for t in terms if t.alternatives or not _is_noise(t.text)]
+    real = [t if t.alternatives else _without_cjk_particles(t) for t in terms]
+    real = [t for t in real if t.alternatives or not _is_noise(t.text)]
     content = [t for t in real if t.alternatives or not is_question_word(t.text)]
     return tuple(content or real)
 
 
-def is_question_word(text: str) -> bool:
-    """A word that frames a question (how, why, 为什么) rather than a topic."""
-    return text in QUESTION_WORDS or text in CJK_QUESTION_WORDS
+def _without_cjk_particles(term: Term) -> Term:
+    """A CJK piece left between aliases without the particles at its edges
+    (`中去除` -> `去除`): cutting at an alias leaves them stuck to a word and
+    makes a rare, meaningless string that outweighs the real words. A piece
+    of one or two characters stays as it is (中文)."""
+    text = term.text
+    if not is_cjk_run(text) or len(text) < 3:
+        return term
+    stripped = text.strip(CJK_PARTICLES)
+    return replace(term, text=stripped) if len(stripped) >= 2 else term
 
 
 def _why_no_terms(normalized: str) -> QueryProblem:
@@ -286,7 +207,11 @@ def _canonical_venue(venue: str, venues: Collection[str]) -> str:
     return venue.strip()
 
 
-def expand_terms(words: Sequence[str], expansions: Mapping[str, Sequence[str]]) -> tuple[Term, ...]:
+def expand_terms(
+    words: Sequence[str],
+    expansions: Mapping[str, Sequence[str]],
+    translations: Mapping[str, Collection[str]] | None = None,
+) -> tuple[Term, ...]:
     """Group query tokens into terms, attaching aliases where a span matches one.
 
     An alias of several words (`mixture of experts`) must match consecutive
@@ -305,8 +230,9 @@ def expand_terms(words: Sequence[str], expansions: Mapping[str, Sequence[str]]) 
     while i < len(pieces):
         for toks, key in alias_tokens:
             if tuple(pieces[i : i + len(toks)]) == toks:
-                others = _cross_script(key, expansions[key])
-                terms.append(Term(key, others))
+                exact = (translations or {}).get(key, frozenset())
+                others = _cross_script(key, expansions[key], exact)
+                terms.append(Term(key, others, translations=frozenset(exact) & set(others)))
                 i += len(toks)
                 break
         else:
@@ -339,11 +265,28 @@ def bilingual_table(
     return table
 
 
-def _cross_script(key: str, aliases: Sequence[str]) -> tuple[str, ...]:
+def concept_translations(
+    concepts: Iterable[tuple[Sequence[str], Sequence[str]]],
+) -> dict[str, frozenset[str]]:
+    """Per normalised concept term, its translations: the same concept's
+    terms in the other language (the keys `bilingual_table` adds them under)."""
+    found: dict[str, set[str]] = {}
+    for english, chinese in concepts:
+        en = [normalize(t) for t in english if normalize(t)]
+        zh = [normalize(t) for t in chinese if normalize(t)]
+        for keys, others in ((en, zh), (zh, en)):
+            for key in keys:
+                found.setdefault(key, set()).update(o for o in others if o != key)
+    return {key: frozenset(others) for key, others in found.items()}
+
+
+def _cross_script(key: str, aliases: Sequence[str], first: Collection[str] = ()) -> tuple[str, ...]:
     """Only aliases in the other script: the point is 混合专家 <-> mixture of
-    experts; same-language aliases of a broad topic would drift off the query."""
+    experts; same-language aliases of a broad topic would drift off the query.
+    The `first` ones (translations) go first, so the cap never drops them."""
     key_cjk = has_cjk(key)
     others = [a for a in aliases if a and a != key and has_cjk(a) != key_cjk]
+    others.sort(key=lambda a: a not in first)  # stable: file order otherwise
     return tuple(others[:MAX_ALTERNATIVES])
 
 

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 
 from paperbot.core.search._grams import TAG_SHIFT, UNIGRAM, term_grams
 from paperbot.core.search._index import FieldIndex, SearchIndex
-from paperbot.core.search._query import GENERIC_WORDS, Term, is_question_word
+from paperbot.core.search._query import Term
 from paperbot.core.search._weights import (
     COMMON_DF,
     GENERIC_FACTOR,
@@ -20,6 +20,7 @@ from paperbot.core.search._weights import (
     SEARCH_SUMMARY_WEIGHT,
     SEARCH_TITLE_WEIGHT,
 )
+from paperbot.core.search._words import GENERIC_WORDS, is_question_word
 from paperbot.core.text import is_cjk_char, normalize, tokens
 
 
@@ -54,7 +55,7 @@ def term_scores(index: SearchIndex, term: Term) -> TermScores:
     direct = _text_scores(index, term.text)
     scores = direct.scores
     for alt in term.alternatives:
-        np.maximum(scores, term.alt_weight * _text_scores(index, alt).scores, out=scores)
+        np.maximum(scores, term.weight_of(alt) * _text_scores(index, alt).scores, out=scores)
     return TermScores(scores, direct.weight)
 
 

@@ -22,6 +22,8 @@ from paperbot.core.search._match import (
 from paperbot.core.search._query import Term
 from paperbot.core.search._weights import (
     ALL_TERMS_BONUS,
+    BM25_B,
+    BM25_K1,
     EXACT,
     JOINED,
     RARE_SUMMARY_EXACT,
@@ -29,6 +31,7 @@ from paperbot.core.search._weights import (
     SUBSTRING,
     SUMMARY_FACTOR,
     TITLE_PHRASE_BONUS,
+    TITLE_PIVOT_CHARS,
 )
 from paperbot.core.text import fold_word, is_cjk_char
 
@@ -64,8 +67,8 @@ def rerank_fields(
         best, hits = term_match(term.text, fields)
         for alt in term.alternatives:
             alt_score, alt_hits = phrase_match(normalized_alias(alt), fields)
-            if alt_score * term.alt_weight > best:
-                best, hits = alt_score * term.alt_weight, alt_hits
+            if alt_score * term.weight_of(alt) > best:
+                best, hits = alt_score * term.weight_of(alt), alt_hits
         strengths.append(best)
         matched.extend(hits)
     _credit_joined_pairs(terms, fields, strengths, matched)
@@ -83,7 +86,11 @@ def combined_score(
     no term matched at all."""
     if not any(strengths):
         return 0.0
-    strengths = [_rare_exact_lift(s, w) for s, w in zip(strengths, weights, strict=True)]
+    norm = title_length_norm(len(title))
+    strengths = [
+        _rare_exact_lift(s * norm if s > SUMMARY_FACTOR else s, w)
+        for s, w in zip(strengths, weights, strict=True)
+    ]
     coverage = sum(w * s for w, s in zip(weights, strengths, strict=True)) / sum(weights)
     bonus = 0.0
     if len(strengths) > 1 and phrase and phrase in title:
@@ -91,6 +98,16 @@ def combined_score(
     if all(s >= 0.5 for s in strengths):
         bonus += ALL_TERMS_BONUS
     return coverage + bonus
+
+
+def title_length_norm(length: int) -> float:
+    """BM25's length normalisation of one occurrence (k1 = 1.2, b = 0.75)
+    against a typical title, applied only downwards: a word in a longer
+    title is one of many things the title says, so its match counts less;
+    a short title never lifts a match (a fuzzy title match stays below an
+    exact rare word in a summary). Summary matches are left as they are."""
+    relative = length / TITLE_PIVOT_CHARS
+    return min(1.0, (BM25_K1 + 1) / (1 + BM25_K1 * (1 - BM25_B + BM25_B * relative)))
 
 
 def _rare_exact_lift(strength: float, weight: float) -> float:
@@ -206,12 +223,12 @@ def _lift_by_alternatives(
 ) -> None:
     """Raise each candidate's strength to what an alias of the term gives."""
     for i, (t, s) in enumerate(zip(titles, summaries, strict=True)):
-        if strengths[i] >= term.alt_weight:
+        if strengths[i] >= term.max_alt_weight:
             continue  # an alias scores at most its weight
         for alt in term.alternatives:
             alt_score, _ = phrase_match(normalized_alias(alt), (t, s))
-            if alt_score * term.alt_weight > strengths[i]:
-                strengths[i] = alt_score * term.alt_weight
+            if alt_score * term.weight_of(alt) > strengths[i]:
+                strengths[i] = alt_score * term.weight_of(alt)
 
 
 def _credit_joined_pairs_fast(

@@ -25,6 +25,9 @@ CANDIDATES = 100
 EXACT = 1.0
 JOINED = 0.95
 SUBSTRING = 0.9
+# A piece inside a longer word counts as SUBSTRING when it is at least this
+# share of that word; a smaller piece counts SUBSTRING x its share.
+PIECE_SHARE = 0.6
 FUZZY = 0.85
 PARTIAL_CJK = 0.85
 # An alias (other language, acronym) counts at most this much of a direct
@@ -34,6 +37,11 @@ ALTERNATIVE = 0.6
 # long queries made them worse, short ones gained most).
 LONG_QUERY_TERMS = 4
 LONG_QUERY_ALTERNATIVE = 0.5
+# A translation (the other language's term of the same bilingual concept)
+# counts more than a topic's broader aliases: 零阶优化 in a summary says
+# zeroth-order, where 优化器 only says "optimizers".
+TRANSLATION = 0.75
+LONG_QUERY_TRANSLATION = 0.65
 PHRASE_PARTS = 0.95
 # A term at least this heavy (squashed IDF: in under ~5% of papers) matched
 # exactly in a summary counts this much: above a fuzzy title match.
@@ -48,4 +56,10 @@ BLEND_STAGE1 = 0.25
 FALLBACK_MIN_STAGE1 = 0.3
 FALLBACK_SHARE = 0.5
 TITLE_PHRASE_BONUS = 0.1
+# Stage 2's title length normalisation: BM25's usual constants, against a
+# typical paper title's length (normalised characters; the shipped corpus's
+# median is 79).
+BM25_K1 = 1.2
+BM25_B = 0.75
+TITLE_PIVOT_CHARS = 80
 ALL_TERMS_BONUS = 0.05
