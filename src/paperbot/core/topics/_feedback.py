@@ -268,7 +268,9 @@ def refine(
         weights, clear = dict(frozen.weights), frozen.clear
     else:
         strong = np.flatnonzero(score >= STRONG_SCORE)
-        strong = strong[np.lexsort((strong, -score[strong]))]
+        # Ties by id, not position: the same in a full build (ids ascend
+        # with positions) and in a corpus a changed paper was appended to.
+        strong = strong[np.lexsort((corpus.ids[strong], -score[strong]))]
         clear = len(strong)
         weights = profile(corpus, strong.tolist()) if clear >= MIN_STRONG else {}
     if clear < MIN_STRONG:
