@@ -37,14 +37,29 @@ async def test_the_probe_counts_bursts_and_the_worst() -> None:
     assert calls == coldstart.BURST
     assert 0 < probe.worst < coldstart.ACK_DEADLINE
     assert probe.late_bursts == 0
+    figures = probe.figures()
+    assert figures["acks"] == coldstart.BURST
+    assert figures["ack_within_3s_share"] == 1.0
+    assert 0 < figures["ack_p95_s"] <= figures["ack_max_s"] < coldstart.ACK_DEADLINE
+
+
+async def test_late_acknowledgements_are_counted() -> None:
+    probe = coldstart.BurstProbe(lambda: asyncio.sleep(0))
+    probe.acks = [0.1] * 90 + [4.0] * 10
+    figures = probe.figures()
+    assert figures["ack_max_s"] == 4.0
+    assert figures["ack_p95_s"] == 4.0
+    assert figures["ack_within_3s_share"] == 0.9
 
 
 @pytest.mark.slow
 async def test_a_small_cold_start_is_ready_and_finds_results() -> None:
-    result = await coldstart.run(argparse.Namespace(papers=300))
+    result = await coldstart.run(argparse.Namespace(papers=300, subscribers=20))
     assert result["fresh_index"] == "built"
     assert result["restart_index"] == "stored"
     assert result["fresh_first_result_hits"] > 0
     assert result["restart_first_result_s"] >= result["restart_ready_s"] > 0
     assert result["fresh_new_papers"] == 300
     assert result["restart_new_papers"] == 0
+    assert result["digest_pick_picks"] > 0
+    assert result["digest_pick_acks"] > 0

@@ -1,4 +1,5 @@
-"""Appending papers to an index gives exactly the arrays of a full build."""
+"""Appending papers to an index gives exactly the arrays of a full build;
+changed and removed papers leave dead entries no search returns."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ import pytest
 from paperbot.bench.synthetic import synthetic_papers
 from paperbot.config import BUNDLED_CORPUS
 from paperbot.core.corpus import decode, merge_entries, parse_text
-from paperbot.core.search import SearchIndex, append_papers, build_index_columns, to_arrays
+from paperbot.core.search import (
+    SearchIndex,
+    append_papers,
+    build_index_columns,
+    from_arrays,
+    parse_query,
+    rank,
+    to_arrays,
+    update_papers,
+)
 
 Row = tuple[int, str, str, int, str]
 
@@ -101,3 +111,64 @@ def test_a_character_becoming_common_needs_a_full_build() -> None:
     index = build(ROWS[:20])
     flood = [(1000 + i, f"Flood Paper {i}", "ICML", 2025, "熵熵熵的研究") for i in range(200)]
     assert append(index, flood) is None
+
+
+def update(index: SearchIndex, removed: Sequence[int], rows: Sequence[Row]) -> SearchIndex:
+    updated = update_papers(
+        index,
+        removed=removed,
+        ids=[r[0] for r in rows],
+        titles=[r[1] for r in rows],
+        venues=[r[2] for r in rows],
+        years=[r[3] for r in rows],
+        summaries=[r[4] for r in rows],
+    )
+    assert updated is not None
+    return updated
+
+
+def ranked_ids(index: SearchIndex, query: str, **filters: object) -> list[int]:
+    parsed = parse_query(query, venues=index.venues, **filters)  # type: ignore[arg-type]
+    return list(rank(index, parsed).ids)
+
+
+CHANGED = SYNTHETIC[7]
+EDITED = (CHANGED[0], CHANGED[1], CHANGED[2], CHANGED[3], "改为研究珊瑚礁的白化。")
+REMOVED = SYNTHETIC[11]
+
+
+@pytest.mark.parametrize(
+    ("query", "filters", "present", "absent"),
+    [
+        ("珊瑚礁", {}, {CHANGED[0]}, set()),
+        (CHANGED[1], {}, {CHANGED[0]}, set()),
+        (REMOVED[1], {}, set(), {REMOVED[0]}),
+        ("", {"venue": REMOVED[2], "year": REMOVED[3]}, set(), {REMOVED[0]}),
+    ],
+)
+def test_dead_entries_are_never_ranked(
+    query: str, filters: dict[str, object], present: set[int], absent: set[int]
+) -> None:
+    index = update(build(SYNTHETIC[:1000]), [REMOVED[0]], [EDITED])
+    assert index.size == 1001
+    assert sorted(index.ids[index.dead].tolist()) == sorted([CHANGED[0], REMOVED[0]])
+    ids = ranked_ids(index, query, **filters)
+    assert len(ids) == len(set(ids))  # a changed paper is one hit, not two
+    assert present <= set(ids)
+    assert not absent & set(ids)
+
+
+def test_nothing_new_only_marks_dead() -> None:
+    index = build(SYNTHETIC[:100])
+    same = update(index, [], [])
+    assert same is index
+    gone = update(index, [SYNTHETIC[3][0]], [])
+    assert gone.dead.tolist() == [3]
+    assert gone.live == 99
+
+
+def test_dead_entries_round_trip_through_arrays() -> None:
+    index = update(build(SYNTHETIC[:100]), [REMOVED[0]], [EDITED])
+    again = from_arrays(to_arrays(index))
+    assert again.dead.tolist() == index.dead.tolist()
+    assert ranked_ids(again, "珊瑚礁") == ranked_ids(index, "珊瑚礁") == [CHANGED[0]]

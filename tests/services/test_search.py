@@ -96,7 +96,9 @@ async def test_index_follows_a_later_load(
     assert await titles(svc, "珊瑚礁") == ["Zebrafish Transformers for Marine Biology"]
     assert await titles(svc, "斑马鱼") == []
 
-    # And a restart after the load uses the index stored by the rebuild.
+    # And a restart after the load uses the index stored (in the background)
+    # after the edit was followed.
+    await svc.flush()
     db = await open_database(loaded_db.location)
     try:
         again = service(db)

@@ -1,14 +1,17 @@
-"""The topic corpus follows the corpus like the search index: a load that
-only adds papers extends it and the vocabulary topics' matches (the new
-papers decided against each topic's stored feedback profile, until the
-papers added since pass `REFRESH_SHARE`); `warm` stores both, so a restart
-reads them; anything else builds in full."""
+"""The topic corpus follows the corpus like the search index: a load
+extends it and the vocabulary topics' matches by the papers added or
+changed (the changed and removed ones' entries dead; the matches decided
+against each topic's stored feedback profile until the papers added,
+changed or removed since pass `REFRESH_SHARE`); `warm` stores both, so a
+restart reads them and a new process brings them up to date; too many dead
+entries build in full."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
@@ -147,19 +150,73 @@ async def test_two_pages_in_a_row_are_both_appended(
     await assert_as_built(topics, db)
 
 
-async def test_a_changed_paper_builds_in_full(db: Database, corpora: Path, tmp_path: Path) -> None:
-    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
-    topics = service(db)
-    await topics.warm()
+def edited_page(corpora: Path, tmp_path: Path) -> tuple[Path, int]:
+    """base's first page with its first paper's summary changed and its
+    second paper removed; and the line (in the page) of the changed one."""
     page = sorted((corpora / "base").glob("*.txt"))[0]
     lines = page.read_text(encoding="utf-8").splitlines()
-    for at, line in enumerate(lines):
-        if ": " in line and at > 3:
-            lines[at] = line + "另外补充一句 scaling law。"
-            break
+    at = next(i for i, line in enumerate(lines) if ": " in line and i > 3)
+    lines[at] += "另外补充一句 scaling law。"
+    del lines[at + 1]
     changed = tmp_path / "changed"
     changed.mkdir()
     (changed / page.name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return changed, at
+
+
+async def assert_matches_as_built(topics: TopicService, db: Database) -> None:
+    """The live papers' matches equal a full build's (the dead entries'
+    postings stay until a full build, so only the matches compare)."""
+    full = await full_build(db)
+    protected = topics.vocabulary.term_words()
+    for topic in topics.vocabulary.topics:
+        found = await topics.matches(topic)
+        # Extended: as the live papers matched with the frozen profile.
+        frozen = found.profile if found.profile.since else None
+        expected = match_topic(topic, full, protected, topics.vocabulary, frozen=frozen)
+        assert np.array_equal(found.ids, expected.ids), topic.key
+        assert np.array_equal(found.scores, expected.scores), topic.key
+    coverage = await topics.coverage()
+    assert coverage.papers == len(full)
+    assert len(set(coverage.unmatched_ids)) == len(coverage.unmatched_ids)
+
+
+async def test_a_changed_or_removed_paper_leaves_dead_entries(
+    db: Database, corpora: Path, tmp_path: Path
+) -> None:
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    topics = service(db)
+    await topics.warm()
+    changed, _ = edited_page(corpora, tmp_path)
+    await load_pages(db, changed, limits=BENCH_LIMITS)
+    await topics.warm()
+    assert topics.last_source == "appended"
+    _, corpus = await topics.corpus()
+    assert len(corpus.dead) == 2
+    await assert_matches_as_built(topics, db)
+
+
+async def test_a_new_process_brings_the_stored_corpus_up_to_date(
+    db: Database, corpora: Path, tmp_path: Path
+) -> None:
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    await service(db).warm()
+    changed, _ = edited_page(corpora, tmp_path)
+    await load_pages(db, changed, corpora / "more", limits=BENCH_LIMITS)
+    later = service(db)  # a new process: only what was stored
+    await later.warm()
+    assert later.last_source == "appended"
+    await assert_matches_as_built(later, db)
+
+
+async def test_too_many_dead_entries_build_in_full(
+    db: Database, corpora: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(topics_service, "COMPACT_SHARE", 0.0)
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    topics = service(db)
+    await topics.warm()
+    changed, _ = edited_page(corpora, tmp_path)
     await load_pages(db, changed, limits=BENCH_LIMITS)
     await topics.warm()
     assert topics.last_source == "built"

@@ -6,7 +6,10 @@ the corpus folder, then `App.prepare`: the search index), then one real
 search, then the topic matches the bot prepares in the background. Three
 starts: a fresh database, a restart (stored index), and the same fresh
 start with the builds in a thread (how the bot built them before: the
-baseline for the event loop's freedom).
+baseline for the event loop's freedom). A fourth process, on the restarted
+database, picks a server digest for `--subscribers` readers (the first pick
+after a start: the picking arrays built, then the pick) while the bursts
+arrive: the "a digest being picked" state.
 
 While the start-up work runs (to the topic matches), a probe sends `BURST` simultaneous tasks
 every half second, each doing what the search command does before it
@@ -39,8 +42,19 @@ PAPERS_PER_PAGE = 1000
 QUERY = "speculative decoding"
 
 
+SUBSCRIBERS = 1_000
+TOPICS_PER_SUBSCRIBER = 3
+GUILD = 1
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--papers", type=positive_int, default=100_000, help="papers to generate")
+    parser.add_argument(
+        "--subscribers",
+        type=positive_int,
+        default=SUBSCRIBERS,
+        help="readers of the server whose digest is picked during the bursts",
+    )
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -51,12 +65,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         fresh = _start(folder / "bot.sqlite3", folder / "corpus", "worker")
         restart = _start(folder / "bot.sqlite3", folder / "corpus", "worker")
         threads = _start(folder / "threads.sqlite3", folder / "corpus", "thread")
+        picking = _start(folder / "bot.sqlite3", folder / "corpus", f"digest:{args.subscribers}")
     return {
         "papers": args.papers,
         "import_floor_s": floor,
         **{f"fresh_{k}": v for k, v in fresh.items()},
         **{f"restart_{k}": v for k, v in restart.items()},
         **{f"thread_baseline_{k}": v for k, v in threads.items()},
+        **{f"digest_pick_{k}": v for k, v in picking.items()},
         "fresh_ready_vs_thread_baseline": fresh["ready_s"] / threads["ready_s"],
         "fresh_worst_ack_vs_thread_baseline": (
             fresh["worst_burst_s"] / max(threads["worst_burst_s"], 1e-9)
@@ -98,23 +114,44 @@ def _start(db_path: Path, corpus: Path, mode: str) -> dict[str, Any]:
 
 
 class BurstProbe:
-    """Every `PROBE_EVERY` s, `BURST` tasks at once; the worst completion."""
+    """Every `PROBE_EVERY` s, `BURST` tasks at once; the worst completion,
+    and each task's time from its burst's start to its acknowledgement."""
 
     def __init__(self, check: Any) -> None:
         self._check = check
         self.worst = 0.0
         self.bursts = 0
         self.late_bursts = 0
+        self.acks: list[float] = []
 
     async def run(self) -> None:
         while True:
             start = time.perf_counter()
-            await asyncio.gather(*(self._check() for _ in range(BURST)))
+            await asyncio.gather(*(self._acknowledge(start) for _ in range(BURST)))
             took = time.perf_counter() - start
             self.worst = max(self.worst, took)
             self.bursts += 1
             self.late_bursts += took > ACK_DEADLINE
             await asyncio.sleep(PROBE_EVERY)
+
+    async def _acknowledge(self, start: float) -> None:
+        await self._check()
+        self.acks.append(time.perf_counter() - start)
+
+    def figures(self) -> dict[str, Any]:
+        """The acknowledgements: how many, the worst, p95, share within 3 s."""
+        acks = sorted(self.acks)
+        if not acks:
+            return {"acks": 0}
+        return {
+            "acks": len(acks),
+            "ack_max_s": acks[-1],
+            "ack_p95_s": acks[min(len(acks) - 1, int(0.95 * len(acks)))],
+            "ack_within_3s_share": sum(a <= ACK_DEADLINE for a in acks) / len(acks),
+            "bursts": self.bursts,
+            "late_bursts": self.late_bursts,
+            "worst_burst_s": self.worst,
+        }
 
 
 async def _serve(mode: str, started: float) -> dict[str, Any]:
@@ -160,12 +197,61 @@ async def _serve(mode: str, started: float) -> dict[str, Any]:
         "index_s": prepared.index_seconds,
         "topics_ready_s": topics_ready,
         "new_papers": report.new,
-        "bursts": probe.bursts,
-        "late_bursts": probe.late_bursts,
-        "worst_burst_s": probe.worst,
+        **probe.figures(),
     }
 
 
+async def _pick(subscribers: int) -> dict[str, Any]:
+    """A server digest picked for `subscribers` readers (in the child
+    process, on a database a start already prepared) while bursts arrive."""
+    from paperbot.clock import utc_now
+    from paperbot.config import load_settings
+    from paperbot.services.app import App
+
+    app = await App.open(load_settings())
+    try:
+        await app.prepare()
+        await _subscribe(app, subscribers)
+        probe = BurstProbe(app.search.is_current)
+        probing = asyncio.create_task(probe.run())
+        try:
+            start = time.perf_counter()
+            first = await app.digest.preview(GUILD, utc_now())
+            first_s = time.perf_counter() - start
+            start = time.perf_counter()
+            await app.digest.preview(GUILD, utc_now())
+            second_s = time.perf_counter() - start
+        finally:
+            probing.cancel()
+    finally:
+        await app.close()
+    return {
+        "subscribers": subscribers,
+        "picks": len(first.plan.picks),
+        "first_pick_s": first_s,
+        "second_pick_s": second_s,
+        **probe.figures(),
+    }
+
+
+async def _subscribe(app: Any, subscribers: int) -> None:
+    """Each reader follows `TOPICS_PER_SUBSCRIBER` vocabulary topics."""
+    from paperbot.clock import utc_now
+
+    topics = app.topics.vocabulary.topics
+    now = utc_now()
+    for user in range(1, subscribers + 1):
+        for k in range(TOPICS_PER_SUBSCRIBER):
+            topic = topics[(user * 7 + k * 13) % len(topics)]
+            await app.subscriptions.subscribe(GUILD, user, topic.key, now)
+
+
+def _child(mode: str, started: float) -> dict[str, Any]:
+    if mode.startswith("digest:"):
+        return asyncio.run(_pick(int(mode.partition(":")[2])))
+    return asyncio.run(_serve(mode, started))
+
+
 if __name__ == "__main__":
-    figures = asyncio.run(_serve(sys.argv[1], float(sys.argv[2])))
+    figures = _child(sys.argv[1], float(sys.argv[2]))
     sys.stdout.write(json.dumps(figures) + "\n")

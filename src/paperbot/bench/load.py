@@ -2,7 +2,10 @@
 
 Baseline in the same process: plain sqlite3 `executemany` of the same rows,
 the least any loader must do. `load_vs_baseline` is our full load (read,
-parse, merge, diff, write) over that.
+parse, merge, diff, write) over that. Then `paperbot load` in new processes
+(`bench/incremental.py`): the full build of the index and topic matches, and
+1% more papers on top (`more_vs_full_*`: time and peak RSS over the full
+build's, same run).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from paperbot.argtypes import positive_int
+from paperbot.bench import incremental
 from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.clock import utc_now
@@ -27,10 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    papers = synthetic_papers(args.papers)
+    more = max(1, args.papers // 100)
+    papers = synthetic_papers(args.papers + more)
+    papers, extra = papers[: args.papers], papers[args.papers :]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_corpus(folder / "corpus", papers)
+        incremental.write_pages(folder / "more", extra, "more")
         baseline_s = _baseline_insert(folder / "baseline.sqlite3", papers)
         db = await open_database(folder / "bench.sqlite3")
         try:
@@ -40,6 +47,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             stored = await corpus.paper_count()
         finally:
             await db.close()
+        # `paperbot load` in new processes: the full build (index and topic
+        # matches) of the papers just loaded, then 1% more papers on top.
+        full = incremental.load_in_fresh_process(
+            folder / "bench.sqlite3", folder / "corpus", topics=True
+        )
+        added = incremental.load_in_fresh_process(
+            folder / "bench.sqlite3", folder / "more", topics=True
+        )
     return {
         "papers": stored,
         "load_s": load_s,
@@ -47,6 +62,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "baseline_insert_s": baseline_s,
         "load_vs_baseline": load_s / baseline_s,
         "peak_rss_mb": peak_rss_mb(),
+        **{f"full_build_{k}": v for k, v in full.items()},
+        **{f"more_new_process_{k}": v for k, v in added.items()},
+        **incremental.ratios(added, full),
     }
 
 

@@ -10,7 +10,10 @@ same papers. Then a fresh process opens the database (a restart: the stored
 index must be reused, not rebuilt; its peak RSS is what a bot serving
 searches needs), and 1% more papers are loaded (the index must follow,
 appending them: its time and extra peak memory are reported as ratios to
-the full build's in the same run).
+the full build's in the same run). Then another 1% by `paperbot load` in a
+new process (`new_process_update_*`): the stored index must be brought up to
+date from its watermark ("appended"); its time against the full build's and
+its peak RSS against the serving process's (one index held, not two).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from paperbot.argtypes import positive_int
+from paperbot.bench import incremental
 from paperbot.bench.backends import add_backend_arguments, on_backends
 from paperbot.bench.baselines import BaselineCorpus, baseline_rank
 from paperbot.bench.memory import peak_rss_mb
@@ -101,6 +105,9 @@ async def _measure(db_path: str | Path, folder: Path, args: argparse.Namespace) 
     restart = _restart_in_fresh_process(db_path, args.repeat)
     # A later load that adds 1% more papers: the index must follow.
     update = await _measure_update(db_path, folder, args.papers, first.peaks)
+    # Another 1% by `paperbot load` in a new process: the stored index is
+    # brought up to date, not rebuilt, and never held twice.
+    later = incremental.load_in_fresh_process(db_path, folder / "later", topics=False)
     full_extra = first.peaks.get("full_build_extra_mb", 0.0)
     return {
         "papers": args.papers,
@@ -111,6 +118,12 @@ async def _measure(db_path: str | Path, folder: Path, args: argparse.Namespace) 
         "update_vs_full_build_time": update["update_index_s"] / first.index_s,
         "update_vs_full_build_memory": (
             update["update_index_extra_mb"] / full_extra if full_extra > 0 else None
+        ),
+        **{f"new_process_update_{k}": v for k, v in later.items()},
+        "new_process_update_vs_full_build_time": later["index_s"] / first.index_s,
+        # Against the restarted process that holds one index and serves.
+        "new_process_update_vs_serving_peak_rss": (
+            later["peak_rss_mb"] / restart["serve_peak_rss_mb"]
         ),
         "peak_rss_mb": peak_rss_mb(),
         **first.peaks,
@@ -148,13 +161,15 @@ class _FirstLoad:
 
 
 def _write_bench_corpus(folder: Path, count: int) -> None:
-    """`count` papers in folder/corpus and 1% more in folder/more."""
-    papers = synthetic_papers(count + max(1, count // 100))
+    """`count` papers in folder/corpus, 1% more in folder/more and another
+    1% in folder/later."""
+    extra = max(1, count // 100)
+    papers = synthetic_papers(count + 2 * extra)
     write_corpus(folder / "corpus", papers[:count])
     # Own file names: the loader tells files apart by name, and pages of
     # the same name would replace the first load's instead of adding to it.
-    for page in write_corpus(folder / "more", papers[count:]):
-        page.rename(page.with_name(f"more-{page.name}"))
+    incremental.write_pages(folder / "more", papers[count : count + extra], "more")
+    incremental.write_pages(folder / "later", papers[count + extra :], "later")
 
 
 async def _measure_first_load(db_path: str | Path, corpus_folder: Path, repeat: int) -> _FirstLoad:

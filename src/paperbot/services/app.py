@@ -136,7 +136,7 @@ class App:
         status = self.search.last_status
         source = status.source if status is not None else "current"
         return Prepared(
-            index.size, source, time.perf_counter() - start, index_seconds, topics_source
+            index.live, source, time.perf_counter() - start, index_seconds, topics_source
         )
 
     async def close(self) -> None:

@@ -66,7 +66,7 @@ from paperbot.services.digest_delivery import (
     PostResult,
 )
 from paperbot.storage import digests as store
-from paperbot.storage import papers
+from paperbot.storage import papers, search_index
 from paperbot.storage import personal as personal_store
 from paperbot.storage.backend import Database
 from paperbot.storage.db import StorageError
@@ -239,9 +239,17 @@ class DigestService(DigestDelivery):
         event loop: the paper vectors take seconds for a large corpus)."""
         version = await papers.corpus_version(self.db)
         if self._corpus is None or self._corpus[0] != version:
-            listed = await papers.list_papers(self.db)
-            rows = [(p.id, p.venue, p.year) for p in listed]
-            texts = {p.id: f"{p.title}\n{p.summary}" for p in listed}
+            # Columns read in batches, not Paper objects decoded at once:
+            # at 100,000 papers that decoding held the event loop for seconds.
+            columns = await search_index.paper_columns(self.db)
+            rows = list(zip(columns.ids, columns.venues, columns.years, strict=True))
+            texts = {
+                pid: f"{title}\n{summary}"
+                for pid, title, summary in zip(
+                    columns.ids, columns.titles, columns.summaries, strict=True
+                )
+            }
+            del columns
             self._corpus = (version, await asyncio.to_thread(CorpusArrays.build, rows, texts))
         return self._corpus[1]
 

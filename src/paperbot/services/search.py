@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import ctypes.util
-import gc
+import itertools
 import logging
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import ParamSpec, TypeVar
 
+import numpy as np
+
 from paperbot.config import SearchSettings
 from paperbot.core import search as core
 from paperbot.core.models import Paper
 from paperbot.core.search import ParsedQuery, QueryProblem, parse_query
+from paperbot.services.memory import release_free_memory
 from paperbot.services.workers import WORKER_THRESHOLD, off_loop
 from paperbot.storage import papers as paper_store
 from paperbot.storage import search_index as index_store
@@ -31,8 +32,6 @@ from paperbot.storage.backend import Database
 from paperbot.storage.db import StorageError
 
 log = logging.getLogger(__name__)
-Watermark = tuple[int, int]
-"""(count, rewriting loads) of the papers an index holds: see `papers_up_to`."""
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -46,26 +45,12 @@ THREAD_THRESHOLD = 20_000
 VERSION_TTL_SECONDS = 1.0
 # Results a caller can page through at most.
 MAX_RESULTS = 50
-
-
-def _malloc_trim() -> Callable[[int], int] | None:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim: Callable[[int], int] = libc.malloc_trim
-    except (OSError, AttributeError):  # not glibc: nothing to hand back
-        return None
-    return trim
-
-
-_TRIM = _malloc_trim()
-
-
-def release_free_memory() -> None:
-    """Return the heap freed by a load or an index build to the OS (glibc
-    keeps it otherwise, and every later peak would stack on top of it)."""
-    gc.collect()
-    if _TRIM is not None:
-        _TRIM(0)
+# Dead entries (papers removed or changed since indexed) are compacted away
+# by a full build once they would pass this share of the live papers.
+COMPACT_SHARE = 0.1
+# The stored array saying which corpus version an index covers (with its max
+# paper id, live papers and dead entries).
+WATERMARK = "watermark"
 
 
 def _log_failure(task: asyncio.Task[core.SearchIndex]) -> None:
@@ -110,7 +95,7 @@ class SearchResult:
 class IndexStatus:
     papers: int
     corpus_version: int
-    source: str  # "built" or "stored"
+    source: str  # "built", "stored" or "appended"
     seconds: float
 
 
@@ -135,7 +120,6 @@ class SearchService:
         self._lock = asyncio.Lock()
         self._rebuild: asyncio.Task[core.SearchIndex] | None = None
         self.last_status: IndexStatus | None = None
-        self._mark: Watermark | None = None
         self._saving: asyncio.Task[None] | None = None
         self._seen_version = -1
         self._checked_at: float | None = None
@@ -197,71 +181,61 @@ class SearchService:
             if self._index is not None and self._version == version:
                 return self._index
             start = time.perf_counter()
-            index, source = await self._append(version), "appended"
+            index, source = None, "appended"
+            if self._index is not None:
+                index = await self._catch_up(self._index, self._version, version)
             if index is None:
-                index, source = await self._load_stored(version), "stored"
+                # With an index in memory, only a stored one of this very
+                # version (another process's load stored it) beats a build.
+                index, source = await self._load_stored(version, exact=self._index is not None)
             if index is None:
                 index, source = await self._build_and_store(version), "built"
             self._index, self._version = index, version
-            # The watermark of the papers this index holds (its own last id:
-            # the previous index's would never match after an append, and
-            # the next page would rebuild in full).
-            self._mark = await self._current_mark(index, version, None)
             self.last_status = IndexStatus(index.size, version, source, time.perf_counter() - start)
             log.info(
-                "search index %s: %d papers, corpus version %d, %.2fs",
+                "search index %s: %d papers (%d dead entries), corpus version %d, %.2fs",
                 source,
-                index.size,
+                index.live,
+                len(index.dead),
                 version,
                 self.last_status.seconds,
             )
             return index
 
-    async def _watermark_of(self, index: core.SearchIndex | None) -> Watermark | None:
-        if index is None or index.size == 0:
+    async def _catch_up(
+        self, index: core.SearchIndex, covered: int, version: int
+    ) -> core.SearchIndex | None:
+        """`index` (current at corpus version `covered`) brought to `version`:
+        the entries of papers changed or removed since marked dead, the new
+        and changed papers appended, stored again in the background. A load
+        that adds a page costs that page, not a rebuild. None (a full build,
+        which compacts) once dead entries would pass `COMPACT_SHARE`."""
+        if index.size == 0 or not 0 <= covered <= version:
             return None
-        return await index_store.papers_up_to(self._db, int(index.ids[-1]))
-
-    async def _current_mark(
-        self, index: core.SearchIndex, version: int, mark: Watermark | None
-    ) -> Watermark | None:
-        """The watermark an append next time compares with; None (no
-        append, a full build) when a load may have raced this refresh."""
-        if mark is None:
-            mark = await self._watermark_of(index)
-        if await paper_store.corpus_version(self._db) != version:
-            return None
-        return mark
-
-    async def _append(self, version: int) -> core.SearchIndex | None:
-        """The current index plus the papers added since, when nothing else
-        changed (the same count of the papers it holds, no load since that
-        changed or removed papers): a
-        load that adds a page costs that page, not a rebuild."""
-        index, mark = self._index, self._mark
-        if index is None or mark is None or index.size == 0:
-            return None
-        last_id = int(index.ids[-1])
-        if await index_store.papers_up_to(self._db, last_id) != mark:
+        max_id = int(np.max(index.ids))
+        changed = await index_store.changed_since(self._db, covered, max_id)
+        if len(index.dead) + len(changed) > COMPACT_SHARE * max(1, index.live):
+            log.info("search index: %d dead entries; compacting", len(index.dead) + len(changed))
             return None
         # As before a full build: the load's freed heap goes back first, so
         # the append's peak does not stack on top of it.
         release_free_memory()
-        columns = await index_store.paper_columns(self._db, after_id=last_id)
+        columns = await index_store.paper_columns(self._db, after_id=max_id, changed_after=covered)
         # A thread: the work is the new papers' (small), and the index
         # itself would cost more to send to a process than to extend here.
-        appended = await asyncio.to_thread(
-            core.append_papers,
+        updated = await asyncio.to_thread(
+            core.update_papers,
             index,
+            removed=changed,
             ids=columns.ids,
             titles=columns.titles,
             venues=columns.venues,
             years=columns.years,
             summaries=columns.summaries,
         )
-        if appended is not None:
-            self._save_later(appended, version)
-        return appended
+        if updated is not None and updated is not index:
+            self._save_later(updated, version)
+        return updated
 
     def _save_later(self, index: core.SearchIndex, version: int) -> None:
         """Store an appended index for the next start, in the background:
@@ -276,20 +250,42 @@ class SearchService:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._saving
 
-    async def _load_stored(self, version: int) -> core.SearchIndex | None:
-        # The tags first: reading a stale index's arrays costs ~170 MB at 100k.
-        if await index_store.stored_version(self._db) != (version, core.INDEX_FORMAT):
-            return None
+    async def _load_stored(
+        self, version: int, *, exact: bool = False
+    ) -> tuple[core.SearchIndex | None, str]:
+        """The stored index: as it is when current ("stored"), or (unless
+        `exact`) brought up to date from the version its watermark covers
+        ("appended"; a new process after a load of a page), else (None, "built")."""
+        tag = await index_store.stored_version(self._db)
+        if tag is None or tag[1] != core.INDEX_FORMAT or (exact and tag[0] != version):
+            return None, "built"
+        covered = tag[0]
+        if covered != version and not await self._worth_catching_up(covered):
+            # The tags first: reading a stale index's arrays costs ~170 MB at 100k.
+            return None, "built"
         stored = await index_store.load_index(self._db)
-        if stored is None or stored.corpus_version != version:
-            return None
-        if stored.format != core.INDEX_FORMAT:
-            return None
+        if stored is None or (stored.corpus_version, stored.format) != tag:
+            return None, "built"
         try:
-            return await asyncio.to_thread(core.from_arrays, stored.arrays)
+            index = await asyncio.to_thread(core.from_arrays, stored.arrays)
         except (KeyError, ValueError, UnicodeDecodeError) as exc:
             log.warning("stored search index unreadable (%s); rebuilding", exc)
-            return None
+            return None, "built"
+        del stored
+        if covered == version:
+            return index, "stored"
+        return await self._catch_up(index, covered, version), "appended"
+
+    async def _worth_catching_up(self, covered: int) -> bool:
+        """Whether the stored index of corpus version `covered` carries the
+        watermark `_save` writes (an index stored before papers recorded
+        when they changed has none) and few enough papers changed since."""
+        mark = await index_store.load_array(self._db, WATERMARK)
+        if mark is None or len(mark) != 4 or int(mark[0]) != covered:
+            return False
+        _, max_id, live, dead = (int(v) for v in mark)
+        changed = await index_store.changed_since(self._db, covered, max_id)
+        return dead + len(changed) <= COMPACT_SHARE * max(1, live)
 
     async def _build_and_store(self, version: int) -> core.SearchIndex:
         # A load usually ran just before: hand its freed heap back first, so
@@ -318,10 +314,17 @@ class SearchService:
         return index
 
     async def _save(self, index: core.SearchIndex, version: int) -> None:
+        # The watermark: what a later process needs to bring this index up
+        # to date instead of rebuilding it (papers changed after `version`
+        # are found by their `changed_version`, new ones above the max id).
+        mark = np.array(
+            [version, int(np.max(index.ids)) if index.size else 0, index.live, len(index.dead)],
+            dtype=np.int64,
+        )
         try:
             await index_store.save_index(
                 self._db,
-                core.iter_arrays(index),
+                itertools.chain(core.iter_arrays(index), [(WATERMARK, mark)]),
                 corpus_version=version,
                 format=core.INDEX_FORMAT,
             )

@@ -33,7 +33,6 @@ from paperbot.core.topics import (
     TopicMatches,
     Vocabulary,
     VocabularyError,
-    append_corpus,
     build_corpus,
     corpus_arrays,
     corpus_from_arrays,
@@ -47,8 +46,10 @@ from paperbot.core.topics import (
     stored_form,
     stored_mark,
     suggest,
+    update_corpus,
     vocabulary_fingerprint,
 )
+from paperbot.services.search import COMPACT_SHARE
 from paperbot.services.workers import off_loop
 from paperbot.storage import papers, search_index
 from paperbot.storage.backend import Database
@@ -86,8 +87,13 @@ class _Snapshot:
     version: int
     corpus: TopicCorpus
     mark: tuple[int, int] | None = None
-    """`search_index.papers_up_to` of the corpus's last paper when it was
-    made: still equal means only papers after it came since (append)."""
+    """(the corpus version the corpus covers, its max paper id): the papers
+    changed since are found by their `changed_version`, new ones above the
+    max id (see `_append`). None: unknown, only reused as it is."""
+
+
+def _mark(version: int, corpus: TopicCorpus) -> tuple[int, int] | None:
+    return (version, int(np.max(corpus.ids))) if len(corpus) else None
 
 
 class TopicService:
@@ -148,52 +154,59 @@ class TopicService:
             if stored is not None and stored.version == version:
                 corpus, source = stored.corpus, "stored"
             elif stored is not None:
-                # Stored for an older version whose papers are all unchanged
-                # (the bot was down while a page arrived): extend that.
+                # Stored for an older version (the bot was down while a page
+                # arrived, or `paperbot load` ran elsewhere): bring it up to date.
                 self._snapshot = stored
                 corpus = await self._append(version)
         if corpus is None:
             self._matches.clear()
             corpus, source = await self._build(), "built"
-        mark = await self._watermark(corpus)
-        if await papers.corpus_version(self.db) != version:
-            mark = None  # a load raced this: the next change builds or reads in full
-        log.info("topic corpus %s: %d papers, version %d", source, len(corpus), version)
+        log.info(
+            "topic corpus %s: %d papers (%d dead entries), version %d",
+            source,
+            len(corpus) - len(corpus.dead),
+            len(corpus.dead),
+            version,
+        )
         self.last_source = source
-        return _Snapshot(version, corpus, mark)
-
-    async def _watermark(self, corpus: TopicCorpus) -> tuple[int, int] | None:
-        if len(corpus) == 0:
-            return None
-        return await search_index.papers_up_to(self.db, int(corpus.ids[-1]))
+        return _Snapshot(version, corpus, _mark(version, corpus))
 
     async def _append(self, version: int) -> TopicCorpus | None:
-        """The current corpus plus the papers added since, when nothing else
-        changed; the vocabulary topics that had matches follow by the new
+        """The current corpus brought from the version it covers to `version`:
+        the papers changed or removed since marked dead, the new and changed
+        ones appended; the vocabulary topics that had matches follow by those
         papers alone, decided against their frozen feedback profiles
         (`core.topics.extend_matches`: matched afresh over the whole corpus
-        once the papers added since pass `REFRESH_SHARE`); keywords' are
-        dropped (their typo corrections depend on every paper's words) and
-        matched when asked."""
+        once the papers added, changed or removed since pass `REFRESH_SHARE`);
+        keywords' are dropped (their typo corrections depend on every paper's
+        words) and matched when asked. None (a full build, which compacts)
+        once dead entries would pass `COMPACT_SHARE`."""
         snapshot = self._snapshot
-        if snapshot is None or snapshot.mark is None:
+        if snapshot is None or snapshot.mark is None or snapshot.mark[0] > version:
             return None
-        if await self._watermark(snapshot.corpus) != snapshot.mark:
+        covered, max_id = snapshot.mark
+        changed = await search_index.changed_since(self.db, covered, max_id)
+        live = len(snapshot.corpus) - len(snapshot.corpus.dead)
+        if len(snapshot.corpus.dead) + len(changed) > COMPACT_SHARE * max(1, live):
             return None
-        columns = await search_index.paper_columns(self.db, after_id=int(snapshot.corpus.ids[-1]))
+        columns = await search_index.paper_columns(self.db, after_id=max_id, changed_after=covered)
         rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
         del columns
-        appended = await asyncio.to_thread(append_corpus, snapshot.corpus, rows)
-        if appended is None:
-            return None
-        corpus, part = appended
+        corpus, part = await asyncio.to_thread(update_corpus, snapshot.corpus, changed, rows)
         old = {key[2]: found for key, found in self._matches.items() if key[1] == "topic"}
         self._matches.clear()
         for key, found in old.items():
             topic = self.vocabulary.get(key)
             if topic is not None:
                 self._matches[(version, "topic", key)] = await asyncio.to_thread(
-                    extend_matches, found, topic, corpus, part, self._protected, self.vocabulary
+                    extend_matches,
+                    found,
+                    topic,
+                    corpus,
+                    part,
+                    self._protected,
+                    self.vocabulary,
+                    removed=changed,
                 )
         return corpus
 
@@ -213,6 +226,8 @@ class TopicService:
             log.warning("stored topic corpus unreadable (%s); rebuilding", exc)
             return None
         version = stored.corpus_version
+        if mark is not None and mark[0] != version:
+            mark = None  # not this corpus's watermark: only reused as it is
         self._matches.clear()
         self._matches.update(((version, "topic", key), m) for key, m in found.items())
         self._stored_version = version
@@ -276,7 +291,7 @@ class TopicService:
             await self.warm()
             return self.last_source or "current"
         arrays = await off_loop(len(rows), stored_form, rows, self.vocabulary)
-        mark = await search_index.papers_up_to(self.db, rows[-1][0])
+        mark = (version, rows[-1][0])  # rows come in id order
         del rows
         if await papers.corpus_version(self.db) != version:
             return "skipped"  # a load raced this one: the next start builds

@@ -69,6 +69,18 @@ class CorpusWatcher:
     def interval(self) -> float:
         return self._app.settings.corpus.poll_seconds
 
+    @property
+    def has_work(self) -> bool:
+        """Whether `run` has anything to do: a folder to poll or URLs to fetch."""
+        return self.interval > 0 or bool(self._app.settings.corpus.sources)
+
+    @property
+    def _sleep(self) -> float:
+        """Seconds between two polls: the folder's interval, or with the
+        folder not polled (0) the sources' own."""
+        settings = self._app.settings.corpus
+        return self.interval if self.interval > 0 else settings.sources_poll_seconds
+
     async def start_from_current(self) -> None:
         """Take the folder and the corpus version as they are now (the
         start-up load has just applied them)."""
@@ -76,24 +88,34 @@ class CorpusWatcher:
         self._version = await self._app.corpus.version()
 
     async def run(self) -> None:
-        """Poll until cancelled; a failed poll is logged and tried again."""
-        if self.interval <= 0:
+        """Poll until cancelled; a failed poll is logged and tried again.
+
+        `corpus.sources` are fetched once at once (the start-up's fetch: a
+        page published while the bot was down should not wait an interval),
+        then on their schedule. Run as a background task, this never delays
+        "ready"."""
+        if not self.has_work:
             return
         if self._version is None:
             await self.start_from_current()
+        if self._app.settings.corpus.sources:
+            await self._guarded_poll()
         while True:
-            await asyncio.sleep(self.interval)
-            try:
-                await self.poll()
-            except (StorageError, OSError) as exc:
-                log.warning("corpus watch: %s; trying again in %gs", exc, self.interval)
-            except Exception:  # the watcher must outlive any one bad poll
-                log.exception("corpus watch failed; trying again in %gs", self.interval)
+            await asyncio.sleep(self._sleep)
+            await self._guarded_poll()
+
+    async def _guarded_poll(self) -> None:
+        try:
+            await self.poll()
+        except (StorageError, OSError) as exc:
+            log.warning("corpus watch: %s; trying again in %gs", exc, self._sleep)
+        except Exception:  # the watcher must outlive any one bad poll
+            log.exception("corpus watch failed; trying again in %gs", self._sleep)
 
     async def poll(self) -> PollResult:
         """Load the folder if it changed and the URL sources when due, then
         follow any change of the corpus version."""
-        report = await self._load_folder_if_changed()
+        report = await self._load_folder_if_changed() if self.interval > 0 else None
         await self._load_sources_if_due()
         version = await self._app.corpus.version()
         changed = self._version is not None and version != self._version

@@ -9,7 +9,7 @@ from typing import Any
 
 from paperbot.core.load_plan import LoadPlan
 from paperbot.core.models import Entry, FileSource, Paper, PaperRecord, Source, VenueCount
-from paperbot.storage.backend import Database, dialect_sql
+from paperbot.storage.backend import Database, Transaction, dialect_sql
 
 CORPUS_VERSION_KEY = "corpus_version"
 # Counts the loads that changed or removed papers (not only added some).
@@ -104,6 +104,17 @@ async def file_fingerprints(db: Database) -> dict[str, str]:
     return {row[0]: row[1] for row in rows}
 
 
+# A paper whose searchable fields stay (only its line or area moved) keeps
+# its `changed_version`: the indexes still hold it as it is. The CASE reads
+# the row before this update.
+_UPDATE = (
+    "UPDATE papers SET changed_version = CASE WHEN title = ?1 AND venue = ?2"
+    " AND year = ?3 AND summaries = ?6 THEN changed_version ELSE ?8 END,"
+    " title = ?1, venue = ?2, year = ?3, area = ?4, entries = ?5,"
+    " summaries = ?6, updated_at = ?7 WHERE key = ?9"
+)
+
+
 async def apply_load(
     db: Database,
     plan: LoadPlan,
@@ -123,24 +134,25 @@ async def apply_load(
     async with db.transaction() as conn:
         # Processes starting together load the same pages: one at a time.
         await conn.lock("corpus-load")
+        # Every paper this load writes is tagged with the version it makes:
+        # a stored index knows from it which of its papers changed since.
+        changed = await _next_version(conn)
         await conn.executemany(
             "INSERT INTO papers (key, title, venue, year, area, entries, summaries,"
-            " added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " added_at, updated_at, changed_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (key) DO UPDATE SET title = excluded.title, venue = excluded.venue,"
             " year = excluded.year, area = excluded.area, entries = excluded.entries,"
             " summaries = excluded.summaries, updated_at = excluded.updated_at,"
-            " retired_at = NULL",
+            " retired_at = NULL, changed_version = excluded.changed_version",
             # Generators: rows are encoded as SQLite takes them, never all at once.
-            ((*_row(r), stamp, stamp) for r in plan.inserts),
+            ((*_row(r), stamp, stamp, changed) for r in plan.inserts),
         )
         await conn.executemany(
-            "UPDATE papers SET title = ?, venue = ?, year = ?, area = ?, entries = ?,"
-            " summaries = ?, updated_at = ? WHERE key = ?",
-            ((*_row(r)[1:], stamp, r.key) for r in plan.updates),
+            _UPDATE, ((*_row(r)[1:], stamp, changed, r.key) for r in plan.updates)
         )
         await conn.executemany(
-            "UPDATE papers SET retired_at = ?, updated_at = ? WHERE key = ?",
-            [(stamp, stamp, k) for k in plan.removals],
+            "UPDATE papers SET retired_at = ?, updated_at = ?, changed_version = ? WHERE key = ?",
+            [(stamp, stamp, changed, k) for k in plan.removals],
         )
         meta = [(FINGERPRINT_PREFIX + name, value) for name, value in (fingerprints or {}).items()]
         meta += [
@@ -161,6 +173,12 @@ async def apply_load(
         if plan.updates or plan.removals:
             # Papers already indexed changed: an index cannot just append.
             await conn.execute(bump, (REWRITES_KEY,))
+
+
+async def _next_version(conn: Transaction) -> int:
+    """The corpus version this load makes (read under the load lock)."""
+    row = await conn.fetch_one("SELECT value FROM meta WHERE key = ?", (CORPUS_VERSION_KEY,))
+    return (int(row[0]) if row else 0) + 1
 
 
 async def corpus_version(db: Database) -> int:

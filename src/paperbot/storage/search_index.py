@@ -17,7 +17,6 @@ from numpy.typing import NDArray
 
 from paperbot.core.models import PaperColumns
 from paperbot.storage.backend import Database
-from paperbot.storage.papers import REWRITES_KEY
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,36 +143,52 @@ async def load_index(db: Database, scope: str = "index") -> StoredIndex | None:
     return StoredIndex(corpus_version=version[0], format=version[1], arrays=arrays)
 
 
+async def load_array(db: Database, name: str, scope: str = "index") -> NDArray[Any] | None:
+    """One small stored array (not split in parts), or None when absent:
+    read before deciding whether the whole index is worth reading."""
+    prefix = _where(scope)[1]
+    row = await db.fetch_one(
+        "SELECT dtype, data FROM search_index WHERE name = ?", (prefix + name,)
+    )
+    if row is None:
+        return None
+    return np.frombuffer(bytes(row[1]), dtype=np.dtype(str(row[0]))).copy()
+
+
+async def changed_since(db: Database, version: int, max_id: int) -> list[int]:
+    """Ids up to `max_id` of the papers a load changed, retired or brought
+    back after corpus version `version` (an index covering that version holds
+    stale entries for them)."""
+    # Sorted here: an ORDER BY makes SQLite walk the whole table in id order
+    # instead of searching the (few) rows by the changed_version index.
+    rows = await db.fetch_all(
+        "SELECT id FROM papers WHERE changed_version > ? AND id <= ?", (version, max_id)
+    )
+    return sorted(int(row[0]) for row in rows)
+
+
 async def clear_index(db: Database) -> None:
     async with db.transaction() as conn:
         await conn.execute("DELETE FROM search_index")
 
 
-async def papers_up_to(db: Database, max_id: int) -> tuple[int, int]:
-    """(how many live papers have ids up to `max_id`, how many loads so far
-    changed or removed papers): both unchanged means none of those papers
-    changed, went or came back since, so an index of them only needs the
-    papers after."""
-    row = await db.fetch_one(
-        "SELECT count(*), (SELECT value FROM meta WHERE key = ?) FROM papers"
-        " WHERE retired_at IS NULL AND id <= ?",
-        (REWRITES_KEY, max_id),
-    )
-    if row is None:
-        return 0, 0
-    return int(row[0]), int(row[1] or 0)
+_NEVER = 1 << 62  # a corpus version no load reaches
 
 
-async def paper_columns(db: Database, batch: int = 5000, after_id: int = 0) -> PaperColumns:
+async def paper_columns(
+    db: Database, batch: int = 5000, after_id: int = 0, changed_after: int | None = None
+) -> PaperColumns:
     """Every paper with an id above `after_id` in id order (retired ones
-    left out), summaries joined as `Paper.summary` joins them."""
+    left out), summaries joined as `Paper.summary` joins them; with
+    `changed_after`, also those a load changed after that corpus version."""
     columns = PaperColumns()
+    changed = _NEVER if changed_after is None else changed_after
     # Not `fetch_all`: batches keep the raw rows of a large corpus from all
     # being held at once beside the columns.
     rows = db.stream(
         "SELECT id, title, venue, year, summaries FROM papers"
-        " WHERE retired_at IS NULL AND id > ? ORDER BY id",
-        (after_id,),
+        " WHERE retired_at IS NULL AND (id > ? OR changed_version > ?) ORDER BY id",
+        (after_id, changed),
         batch=batch,
     )
     async for pid, title, venue, year, summaries in rows:

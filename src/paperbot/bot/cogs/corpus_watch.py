@@ -30,11 +30,16 @@ class CorpusWatch(commands.Cog):
     async def cog_load(self) -> None:
         if self.watcher.interval <= 0:
             log.info("corpus.poll_seconds is 0: new pages are loaded at the next start only")
+        if not self.watcher.has_work:
             return
         # The start-up load has just run: what is there now is the baseline.
         await self.watcher.start_from_current()
+        # In the background: the first fetch of `corpus.sources` happens at
+        # once but never delays "ready".
         self._task = asyncio.create_task(self.watcher.run(), name="corpus-watch")
-        log.info("watching %s every %gs", self.bot.app.settings.corpus.path, self.watcher.interval)
+        if self.watcher.interval > 0:
+            settings = self.bot.app.settings.corpus
+            log.info("watching %s every %gs", settings.path, self.watcher.interval)
 
     async def cog_unload(self) -> None:
         if self._task is not None:

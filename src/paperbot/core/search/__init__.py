@@ -23,7 +23,7 @@ private modules.
 
 from __future__ import annotations
 
-from paperbot.core.search._append import append_papers
+from paperbot.core.search._append import append_papers, update_papers
 from paperbot.core.search._build import (
     build_field,
     build_index,
@@ -107,6 +107,7 @@ __all__ = [
     "title_length_norm",
     "to_arrays",
     "top_candidates",
+    "update_papers",
     "word_grams",
     "word_key",
 ]

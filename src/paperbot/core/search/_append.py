@@ -8,10 +8,12 @@ gram's postings stay in paper order). The texts of the old papers are
 shared with the old index, not copied.
 
 The result equals a full build of the same papers array for array, so
-every search answers exactly as after a rebuild. When it could not (a
-character became common enough that a full build would drop its unigrams,
-or papers were changed or removed: the caller checks that), the caller
-builds in full instead.
+every search answers exactly as after a rebuild. Papers changed or removed
+since they were indexed (`update_papers`) leave dead entries behind (a
+changed one is appended again), which no search returns; the caller
+compacts them by a full build once they grow. When an append could not
+give a full build's answers (a character became common enough that a full
+build would drop its unigrams), the caller builds in full instead.
 """
 
 from __future__ import annotations
@@ -46,10 +48,36 @@ def append_papers(
     `summaries` is consumed (replaced by their normal form), as in
     `build_index_columns`.
     """
-    if not ids:
-        return index
-    if index.size and min(ids) <= int(np.max(index.ids)):
+    if ids and index.size and min(ids) <= int(np.max(index.ids)):
         return None
+    return update_papers(
+        index, removed=(), ids=ids, titles=titles, venues=venues, years=years, summaries=summaries
+    )
+
+
+def update_papers(
+    index: SearchIndex,
+    *,
+    removed: Sequence[int],
+    ids: Sequence[int],
+    titles: Sequence[str],
+    venues: Sequence[str],
+    years: Sequence[int],
+    summaries: list[str],
+) -> SearchIndex | None:
+    """`index` with the entries of the `removed` ids and of these papers'
+    ids marked dead, and these papers (new or changed) appended; None when
+    a full build is needed (a common character would change).
+
+    Without anything dead this equals a full build of the same papers.
+    With dead entries it answers every search as a full build of the live
+    papers would, up to the document frequencies the dead entries still add
+    (the caller compacts, by a full build, before they grow large).
+    `summaries` is consumed, as in `build_index_columns`.
+    """
+    dead = _dead_positions(index, [*removed, *ids])
+    if not ids:
+        return index if len(dead) == len(index.dead) else _with_dead(index, dead)
     new_titles = tuple(_title_text(t) for t in titles)
     _normalize_bulk(summaries)
     new_summaries = tuple(summaries)
@@ -75,6 +103,29 @@ def append_papers(
         summaries=all_summaries,
         title=title,
         summary=summary,
+        dead=dead,
+    )
+
+
+def _dead_positions(index: SearchIndex, ids: Sequence[int]) -> NDArray[np.int64]:
+    """The index's dead positions plus every position holding one of `ids`."""
+    if not ids or index.size == 0:
+        return index.dead
+    hit = np.flatnonzero(np.isin(index.ids, np.asarray(ids, dtype=np.int64)))
+    return np.union1d(index.dead, hit).astype(np.int64)
+
+
+def _with_dead(index: SearchIndex, dead: NDArray[np.int64]) -> SearchIndex:
+    return SearchIndex(
+        ids=index.ids,
+        years=index.years,
+        venue_codes=index.venue_codes,
+        venues=index.venues,
+        titles=index.titles,
+        summaries=index.summaries,
+        title=index.title,
+        summary=index.summary,
+        dead=dead,
     )
 
 
@@ -94,16 +145,23 @@ def _append_field(
 
 
 def _merge(old: FieldIndex, part: FieldIndex, offset: int, common: NDArray[np.int64]) -> FieldIndex:
-    """Postings of `part` (positions shifted by `offset`) after `old`'s, per gram."""
-    keys = np.union1d(old.keys, part.keys).astype(np.int64)
-    counts = np.zeros(len(keys), dtype=np.int64)
-    counts[np.searchsorted(keys, old.keys)] += np.diff(old.indptr)
+    """Postings of `part` (positions shifted by `offset`) after `old`'s, per gram.
+
+    Every step is a search or an insert into the old (sorted) arrays: no
+    sort of the whole vocabulary (a union of millions of keys cost most of
+    an append at 100,000 papers)."""
+    at = np.searchsorted(old.keys, part.keys)
+    known = np.zeros(len(part.keys), dtype=np.bool_)
+    if len(old.keys):
+        known = old.keys[np.minimum(at, len(old.keys) - 1)] == part.keys
+    keys = np.insert(old.keys, at[~known], part.keys[~known]).astype(np.int64, copy=False)
+    counts = np.insert(np.diff(old.indptr), at[~known], 0)
     part_df = np.diff(part.indptr)
     counts[np.searchsorted(keys, part.keys)] += part_df
     indptr = np.zeros(len(keys) + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
     # Each new posting goes after its gram's old postings: at the end of the
     # old slice of its gram, or of the last old gram before it.
-    ends = old.indptr[np.searchsorted(old.keys, part.keys, side="right")]
+    ends = old.indptr[at + known]
     docs = np.insert(old.docs, np.repeat(ends, part_df), part.docs + np.int32(offset))
     return FieldIndex(keys, indptr, docs.astype(np.int32, copy=False), common)

@@ -50,10 +50,19 @@ class SearchIndex:
     summaries: tuple[str, ...]  # normalised
     title: FieldIndex
     summary: FieldIndex
+    # Positions of dead entries (sorted): papers removed or changed since
+    # they were indexed (a changed one is appended again). Their postings
+    # stay until a full build compacts them; no ranking returns them.
+    dead: NDArray[np.int64] = dataclass_field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def size(self) -> int:
         return len(self.ids)
+
+    @property
+    def live(self) -> int:
+        """Papers a search can return (entries that are not dead)."""
+        return len(self.ids) - len(self.dead)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ from numpy.typing import NDArray
 from paperbot.core.search._index import FieldIndex, SearchIndex
 
 # Bumped whenever the array layout or gram keys change: a persisted index
-# with another format is rebuilt instead of being misread.
-INDEX_FORMAT = 2
+# with another format is rebuilt instead of being misread. 3: dead entries.
+INDEX_FORMAT = 3
 
 
 def to_arrays(index: SearchIndex) -> dict[str, NDArray[Any]]:
@@ -39,6 +39,7 @@ def iter_arrays(index: SearchIndex) -> Iterator[tuple[str, NDArray[Any]]]:
     yield "summary_indptr", index.summary.indptr
     yield "summary_docs", index.summary.docs
     yield "summary_common", index.summary.common
+    yield "dead", index.dead
 
 
 def from_arrays(arrays: Mapping[str, NDArray[Any]]) -> SearchIndex:
@@ -62,10 +63,13 @@ def from_arrays(arrays: Mapping[str, NDArray[Any]]) -> SearchIndex:
             arrays["summary_docs"].astype(np.int32, copy=False),
             arrays["summary_common"].astype(np.int64, copy=False),
         ),
+        dead=arrays["dead"].astype(np.int64, copy=False),
     )
     n = index.size
     if not (len(index.titles) == len(index.summaries) == len(index.years) == n):
         raise ValueError("search index arrays disagree on the number of papers")
+    if len(index.dead) and not (int(index.dead[0]) >= 0 and int(index.dead[-1]) < n):
+        raise ValueError("search index dead entries outside the index")
     return index
 
 

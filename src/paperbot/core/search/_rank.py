@@ -50,6 +50,7 @@ def rank(
         return _filter_only(index, mask, limit)
     terms = query.terms
     s1, weights = stage1_scores(index, terms)
+    s1[index.dead] = 0.0  # removed or changed since indexed: never a candidate
     cands = top_candidates(s1, candidates, mask)
     phrase = query.phrase or query.text
     cand_scores, titles, summaries = prepared_scores(index, cands, terms, phrase, weights)
@@ -79,6 +80,7 @@ def rank(
 
 def _filter_only(index: SearchIndex, mask: NDArray[np.bool_], limit: int | None) -> Ranking:
     """A query of only a venue/year: the papers it selects, by id, all scoring 1."""
+    mask[index.dead] = False
     positions = np.flatnonzero(mask)
     order = positions[np.argsort(index.ids[positions], kind="stable")]
     chosen = order[:limit] if limit is not None else order
@@ -157,6 +159,7 @@ def suggest_titles(index: SearchIndex, query: ParsedQuery, limit: int = 3) -> tu
     title_scores = field_scores(index.title, index.title.lookup(keys), shares, index.size)
     if title_scores is None:
         return ()
+    title_scores[index.dead] = 0.0
     mask = filter_mask(index, query.venue, query.year)
     cands = top_candidates(title_scores, 50, mask)
     text = query.text

@@ -17,7 +17,12 @@ with the matches), `_append` (a corpus and its matches following appended
 papers).
 """
 
-from paperbot.core.topics._append import append_corpus, extend_matches, merge_matches
+from paperbot.core.topics._append import (
+    append_corpus,
+    extend_matches,
+    merge_matches,
+    update_corpus,
+)
 from paperbot.core.topics._bilingual import EXPANSION_WEIGHT, expand_bilingual
 from paperbot.core.topics._corpus import TopicCorpus, build_corpus
 from paperbot.core.topics._coverage import Coverage, coverage
@@ -137,5 +142,6 @@ __all__ = [
     "stored_mark",
     "suggest",
     "term_key",
+    "update_corpus",
     "vocabulary_fingerprint",
 ]

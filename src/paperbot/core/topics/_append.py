@@ -4,7 +4,9 @@ A load that only adds papers (a new page) does not need the whole corpus
 normalised again: the new papers are prepared on their own and each field's
 postings are extended (every new paper's position is after every old one,
 so each posting list stays ascending). The result equals a full build of
-the same papers.
+the same papers. Papers changed or removed since (`update_corpus`) leave dead
+entries whose texts are blanked, so nothing matches them; a changed one is
+appended again.
 
 A topic's matches follow by the new papers alone (`extend_matches`): they
 are decided against the feedback profile kept with the matches (frozen, as
@@ -22,7 +24,9 @@ score between 0 and `STRONG_SCORE`, below every clear match) and the near
 places. Removed papers drop out of the matches; their near places stay
 empty or go to new papers. Once the papers added, changed or removed since pass
 `REFRESH_SHARE` (10%) of those the profile was made over, the topic is
-matched afresh over the whole corpus, equal to a full build. A keyword's
+matched afresh over the whole corpus: the matches a full build of the live
+papers gives (dead entries hold no text and are left out of the sample;
+clear matches tie by id). A keyword's
 typo corrections come from every paper's words, so keywords are matched
 again instead (the caller's choice).
 """
@@ -46,17 +50,51 @@ def append_corpus(
     to a full build of both; None when the new ids do not all follow the
     corpus's (then only a full build keeps the positions in id order)."""
     part = build_corpus(papers)
-    if len(part) == 0:
-        return corpus, part
-    if len(corpus) and int(np.min(part.ids)) <= int(np.max(corpus.ids)):
+    if len(part) and len(corpus) and int(np.min(part.ids)) <= int(np.max(corpus.ids)):
         return None
+    return _joined(corpus, part), part
+
+
+def update_corpus(
+    corpus: TopicCorpus, removed: Iterable[int], papers: Iterable[tuple[int, str, str]]
+) -> tuple[TopicCorpus, TopicCorpus]:
+    """(`corpus` with the entries of the `removed` ids and of these papers'
+    ids dead, and these papers (new or changed) appended; the papers alone).
+
+    A dead entry's texts are blanked: matching verifies every candidate
+    against its text, so nothing matches it, and its postings go at the
+    next full build (the caller compacts once dead entries grow).
+    """
+    part = build_corpus(papers)
+    gone = np.union1d(np.fromiter(removed, dtype=np.int64), part.ids)
+    hit = np.flatnonzero(np.isin(corpus.ids, gone)).astype(np.int32)
+    if len(hit):
+        corpus = TopicCorpus(
+            corpus.ids,
+            _blanked(corpus.title, hit),
+            _blanked(corpus.summary, hit),
+            np.union1d(corpus.dead, hit).astype(np.int32),
+        )
+    return _joined(corpus, part), part
+
+
+def _joined(corpus: TopicCorpus, part: TopicCorpus) -> TopicCorpus:
+    if len(part) == 0:
+        return corpus
     offset = np.int32(len(corpus))
-    merged = TopicCorpus(
+    return TopicCorpus(
         np.concatenate([corpus.ids, part.ids]),
         _append_field(corpus.title, part.title, offset),
         _append_field(corpus.summary, part.summary, offset),
+        corpus.dead,
     )
-    return merged, part
+
+
+def _blanked(field: FieldIndex, positions: PosArray) -> FieldIndex:
+    docs = list(field.docs)
+    for p in positions.tolist():
+        docs[p] = ""
+    return FieldIndex(tuple(docs), field.word_postings, field.char_postings, field.words)
 
 
 def _append_field(old: FieldIndex, part: FieldIndex, offset: np.int32) -> FieldIndex:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -44,6 +44,9 @@ class TopicCorpus:
     ids: IntArray
     title: FieldIndex
     summary: FieldIndex
+    dead: PosArray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    """Positions of papers removed or changed since (their texts blanked, so
+    nothing matches them; a changed paper is appended again): see `_append`."""
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -34,5 +34,6 @@ def coverage(vocabulary: Vocabulary, corpus: TopicCorpus) -> Coverage:
         found = match_topic(topic, corpus, protected, vocabulary)
         counts.append((topic, len(found)))
         matched[[position[int(pid)] for pid in found.ids.tolist()]] = True
+    matched[corpus.dead] = True  # dead entries are no papers
     unmatched = tuple(int(pid) for pid in corpus.ids[~matched].tolist())
-    return Coverage(len(corpus), tuple(counts), unmatched)
+    return Coverage(len(corpus) - len(corpus.dead), tuple(counts), unmatched)

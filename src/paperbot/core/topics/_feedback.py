@@ -108,11 +108,15 @@ def _doc_terms(corpus: TopicCorpus, position: int) -> set[str]:
 
 
 def _background(corpus: TopicCorpus) -> tuple[Counter[str], int]:
-    """Document frequencies over evenly spaced papers, and how many were read."""
+    """Document frequencies over the live papers whose ids hash lowest, and how
+    many were read."""
     cached = _BACKGROUND.get(id(corpus))
     if cached is not None and cached[0]() is corpus:
         return cached[1], cached[2]
-    sample = background_sample(corpus.ids)
+    live = np.ones(len(corpus), dtype=np.bool_)
+    live[corpus.dead] = False  # blanked entries of removed or changed papers
+    positions = np.flatnonzero(live)
+    sample = positions[background_sample(corpus.ids[positions])]
     counts: Counter[str] = Counter()
     for position in sample.tolist():
         counts.update(_doc_terms(corpus, position))

@@ -321,7 +321,8 @@ def match_topic(
         least = np.partition(-score[near], NEAR_LIMIT - 1)[NEAR_LIMIT - 1]
         near = near[-score[near] <= least]
     near = _best_first(score, corpus.ids, near)[:NEAR_LIMIT]
-    made = Profile(tuple(refined.weights.items()), refined.clear, len(corpus))
+    live = len(corpus) - len(corpus.dead)
+    made = Profile(tuple(refined.weights.items()), refined.clear, live)
     made = frozen if frozen is not None else made
     ids = corpus.ids
     return TopicMatches(ids[positions], score[positions], ids[near], score[near], made)

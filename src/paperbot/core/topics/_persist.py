@@ -18,10 +18,11 @@ from paperbot.core.topics._feedback import Profile
 from paperbot.core.topics._matching import TopicMatches, match_topic
 from paperbot.core.topics._vocabulary import Vocabulary
 
-TOPICS_FORMAT = 3
+TOPICS_FORMAT = 4
 """Bumped whenever the arrays, the matching form or the matcher change: a
 stored corpus of another format is rebuilt instead of being misread, and its
-matches are not reused (2: pseudo-relevance feedback; 3: each topic's
+matches are not reused (2: pseudo-relevance feedback; 3: dead entries, and
+the watermark is (corpus version covered, max paper id); 4: each topic's
 feedback profile stored with its matches, the corpus-frequency sample by
 hash)."""
 
@@ -42,11 +43,13 @@ def corpus_arrays(
 ) -> Iterator[tuple[str, NDArray[Any]]]:
     """The corpus and the vocabulary topics' `matches` (by topic key) as named
     arrays, each packed only when asked for (a writer holds one at a time).
-    `mark` is the caller's watermark of the papers the corpus holds (read
-    back by `stored_mark`: a later start extends a corpus whose papers are
-    unchanged instead of building it again)."""
+    `mark` is the caller's watermark of the papers the corpus holds (the
+    corpus version it covers and its max paper id, read back by
+    `stored_mark`: a later start brings it up to date instead of building
+    it again)."""
     yield "mark", np.asarray(mark if mark is not None else (-1, -1), dtype=np.int64)
     yield "ids", corpus.ids
+    yield "dead", corpus.dead
     for name in FIELDS:
         data = corpus.field(name)
         yield f"{name}_docs", pack_texts(data.docs)
@@ -104,9 +107,16 @@ def corpus_from_arrays(arrays: Mapping[str, NDArray[Any]]) -> TopicCorpus:
         char_postings = _postings(chars, arrays[f"{name}_char_indptr"], arrays[f"{name}_char_docs"])
         docs = unpack_texts(arrays[f"{name}_docs"])
         fields.append(FieldIndex(docs, word_postings, char_postings, tuple(word_postings)))
-    corpus = TopicCorpus(arrays["ids"].astype(np.int64, copy=False), fields[0], fields[1])
+    corpus = TopicCorpus(
+        arrays["ids"].astype(np.int64, copy=False),
+        fields[0],
+        fields[1],
+        arrays["dead"].astype(np.int32, copy=False),
+    )
     if not len(corpus.title.docs) == len(corpus.summary.docs) == len(corpus):
         raise ValueError("topic corpus arrays disagree on the number of papers")
+    if len(corpus.dead) and int(np.max(corpus.dead)) >= len(corpus):
+        raise ValueError("topic corpus dead entries outside the corpus")
     return corpus
 
 
