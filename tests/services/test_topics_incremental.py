@@ -92,6 +92,18 @@ async def test_added_papers_extend_the_corpus_and_the_matches(db: Database, corp
     await assert_as_built(topics, db, (keyword,))
 
 
+async def test_coverage_counts_the_matches_the_digest_uses(db: Database, corpora: Path) -> None:
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    topics = service(db)
+    await topics.warm()
+    await load_pages(db, corpora / "more", limits=BENCH_LIMITS)
+    await topics.warm()
+    report = await topics.coverage()
+    assert report.papers == COUNT + COUNT // 50
+    for topic, count in report.counts:
+        assert count == len(await topics.matches(topic)), topic.key
+
+
 async def test_past_the_refresh_share_the_topics_are_matched_afresh(
     db: Database, corpora: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -361,8 +361,10 @@ class TopicService:
         )
 
     async def coverage(self) -> Coverage:
-        """Every vocabulary topic's match count and the papers no topic matches."""
+        """Every vocabulary topic's match count and the papers no topic
+        matches, from the matches the digest uses (cached, or matched now)."""
         _, corpus = await self.corpus()
+        found = {t.key: await self.matches(t) for t in self.vocabulary.topics}
         if len(corpus) >= _THREAD_THRESHOLD:
-            return await asyncio.to_thread(coverage, self.vocabulary, corpus)
-        return coverage(self.vocabulary, corpus)
+            return await asyncio.to_thread(coverage, self.vocabulary, corpus, found)
+        return coverage(self.vocabulary, corpus, found)
