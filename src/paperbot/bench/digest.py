@@ -6,6 +6,8 @@ maximal-marginal-relevance score recomputed for every pick, similarity by
 dictionary intersection), which computes the same ranking; the run checks
 both pick the same papers.
 `pick_vs_baseline` is our time over the baseline's (lower is better).
+With `--votes`, the same server's post when its readers vote, against the
+pick without votes of this run (`bench/digest_votes.py`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from paperbot.argtypes import positive_int
 from paperbot.bench import BenchmarkRefused
 from paperbot.bench.backends import add_backend_arguments, on_backends
 from paperbot.bench.digest_posts import measure_posts, write_posts_corpus
+from paperbot.bench.digest_votes import with_votes
 from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.synthetic import VENUES, synthetic_papers
 from paperbot.core.digest import (
@@ -36,7 +39,6 @@ from paperbot.core.digest import (
     pick,
 )
 from paperbot.core.digest_fill import fill_reason, match_reason
-from paperbot.core.profile import personalize
 from paperbot.core.similarity import PaperVectors
 
 
@@ -128,72 +130,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "pick_vs_baseline": best / baseline_s,
         "same_picks_as_baseline": ours == baseline,
         "within_200ms": best <= 0.2,  # the whole post, so every pick is well inside
-        **(_with_votes(corpus, demands, posted, args, best) if args.votes else {}),
+        **(with_votes(corpus, demands, posted, args, best) if args.votes else {}),
         **await _database_side(args),
         "peak_rss_mb": peak_rss_mb(),
     }
-
-
-def _with_votes(
-    corpus: CorpusArrays,
-    demands: Sequence[TopicDemand],
-    posted: Sequence[int],
-    args: argparse.Namespace,
-    plain_s: float,
-) -> dict[str, Any]:
-    """The same server when every subscriber gave `--votes` votes (half 👍 on
-    papers of their topics, half 👎 anywhere): building the personalization
-    (cold: every reader's model fitted; warm: models cached, as the bot keeps
-    them between posts) and the pick with it, against the pick without votes."""
-    votes = synthetic_votes(corpus, demands, args.votes, seed=13)
-    audience = {u for d in demands for u in d.subscribers}
-    cache: dict[Any, Any] = {}
-    start = time.perf_counter()
-    personal = personalize(corpus.vectors, votes, {}, audience, models=cache)
-    cold_s = time.perf_counter() - start
-    warm, picks = [], []
-    for _ in range(args.repeat):
-        start = time.perf_counter()
-        personal = personalize(corpus.vectors, votes, {}, audience, models=cache)
-        middle = time.perf_counter()
-        plan = pick(corpus, PreparedDemand.build(corpus, demands), posted, args.count, personal)
-        picks.append(time.perf_counter() - middle)
-        warm.append(middle - start)
-    best = min(picks)
-    net: dict[int, int] = {}
-    for _, position, value in votes:
-        net[position] = net.get(position, 0) + value
-    disliked = {int(corpus.ids[p]) for p, v in net.items() if v < 0}
-    return {
-        "voters": len({u for u, _, _ in votes}),
-        "votes": len(votes),
-        "personalize_cold_ms": cold_s * 1000,
-        "personalize_warm_ms": min(warm) * 1000,
-        "pick_with_votes_ms": best * 1000,
-        "pick_with_votes_vs_no_votes": best / plain_s,
-        "pick_with_votes_within_200ms": best <= 0.2,
-        "pick_and_warm_personalize_ms": (best + min(warm)) * 1000,
-        "net_disliked_picked": sum(1 for p in plan.picks if p.paper_id in disliked),
-    }
-
-
-def synthetic_votes(
-    corpus: CorpusArrays, demands: Sequence[TopicDemand], per_reader: int, seed: int
-) -> list[tuple[int, int, int]]:
-    """(user, position, value): each subscriber likes papers of their topics
-    and dislikes random papers, `per_reader` votes in all."""
-    rng = np.random.default_rng(seed)
-    topics_of: dict[int, list[int]] = {}
-    for row, demand in enumerate(demands):
-        for user in demand.subscribers:
-            topics_of.setdefault(user, []).append(row)
-    votes: list[tuple[int, int, int]] = []
-    for user, rows in sorted(topics_of.items()):
-        pool = np.concatenate([demands[r].ids for r in rows])
-        likes = corpus.positions(rng.choice(pool, size=per_reader // 2) if len(pool) else [])
-        dislikes = rng.integers(0, len(corpus), size=per_reader - len(likes))
-        votes += [(user, int(p), 1) for p in likes] + [(user, int(p), -1) for p in dislikes]
-    return votes
 
 
 async def _database_side(args: argparse.Namespace) -> dict[str, Any]:

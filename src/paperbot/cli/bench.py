@@ -25,6 +25,7 @@ BENCHMARKS = {
     "quality": "paperbot.bench.quality",
     "feedback": "paperbot.bench.feedback",
     "coldstart": "paperbot.bench.coldstart",
+    "lexicon": "paperbot.bench.lexicon",
 }
 
 

@@ -35,15 +35,22 @@ from numpy.typing import NDArray
 
 from paperbot.core.models import SubscriptionKind
 from paperbot.core.profile_index import ModelStack, NearIndex
+from paperbot.core.profile_model import (
+    DISLIKE_FACTOR,
+    FULL_CONFIDENCE_VOTES,
+    LOGISTIC_L2,
+    LOGISTIC_MIN_EACH,
+    LOGISTIC_STEPS,
+    PROFILE_WEIGHT,
+    ReaderModel,
+    logistic,
+    reader_model,
+    reader_models,
+    rocchio,
+)
 from paperbot.core.similarity import PaperVectors
 
-PROFILE_WEIGHT = 1.0
-FULL_CONFIDENCE_VOTES = 5
-DISLIKE_FACTOR = 0.5
 SERVER_WEIGHT = 0.3
-LOGISTIC_MIN_EACH = 3
-LOGISTIC_L2 = 1.0
-LOGISTIC_STEPS = 150
 NEAR_DUPLICATE = 0.9
 EXPLORE_EVERY = 5
 # A reader is not pinged for a pick their model scores below this.
@@ -51,6 +58,38 @@ NO_PING_BELOW = -0.25
 
 FloatArray = NDArray[np.float64]
 Positions = NDArray[np.intp]
+
+# The model names live in `core.profile_model`; callers import them from here.
+__all__ = [
+    "DISLIKE_FACTOR",
+    "EXPLORE_EVERY",
+    "FULL_CONFIDENCE_VOTES",
+    "LOGISTIC_L2",
+    "LOGISTIC_MIN_EACH",
+    "LOGISTIC_STEPS",
+    "NEAR_DUPLICATE",
+    "NO_PING_BELOW",
+    "PROFILE_WEIGHT",
+    "SERVER_WEIGHT",
+    "ModelKey",
+    "Mute",
+    "Personalization",
+    "Reader",
+    "ReaderModel",
+    "Vote",
+    "cached_model",
+    "cached_models",
+    "logistic",
+    "near_duplicates",
+    "personalize",
+    "profile_scores",
+    "reader_model",
+    "reader_models",
+    "rocchio",
+    "topic_leanings",
+    "votes_by_position",
+    "votes_by_reader",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,111 +105,6 @@ class Mute:
     kind: SubscriptionKind
     topic: str
     label: str
-
-
-@dataclass(frozen=True, slots=True)
-class ReaderModel:
-    """A linear score over paper terms: sorted term ids and their weights."""
-
-    terms: NDArray[np.int64]
-    weights: FloatArray
-    kind: str = "none"  # "rocchio", "logistic" or "none"
-
-    @classmethod
-    def none(cls) -> ReaderModel:
-        return cls(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
-
-    def score(self, vectors: PaperVectors, positions: Positions) -> FloatArray:
-        """The model's score of each paper (0 for papers sharing no term)."""
-        if len(self.terms) == 0 or len(positions) == 0:
-            return np.zeros(len(positions), dtype=np.float64)
-        terms, weights = vectors.terms[positions], vectors.weights[positions]
-        at = np.searchsorted(self.terms, terms).clip(0, len(self.terms) - 1)
-        shared = (self.terms[at] == terms) & (terms >= 0)
-        found: FloatArray = np.where(shared, weights * self.weights[at], 0.0).sum(axis=1)
-        return found
-
-    def scaled(self, factor: float) -> ReaderModel:
-        return ReaderModel(self.terms, self.weights * factor, self.kind)
-
-
-def _dense(vectors: PaperVectors, positions: Sequence[int]) -> tuple[NDArray[np.int64], FloatArray]:
-    """The voted papers as a dense matrix over the terms they use."""
-    rows = vectors.terms[np.asarray(positions, dtype=np.intp)]
-    terms = np.unique(rows[rows >= 0]).astype(np.int64)
-    matrix = np.zeros((len(positions), len(terms)), dtype=np.float64)
-    for row, position in enumerate(positions):
-        real = vectors.terms[position] >= 0
-        columns = np.searchsorted(terms, vectors.terms[position][real])
-        matrix[row, columns] = vectors.weights[position][real]
-    return terms, matrix
-
-
-def _centroid(
-    vectors: PaperVectors, positions: Sequence[int]
-) -> tuple[NDArray[np.int64], FloatArray]:
-    """The unit-length sum of the papers' vectors, sparse (sorted terms, weights)."""
-    rows = np.asarray(positions, dtype=np.intp)
-    terms, weights = vectors.terms[rows].ravel(), vectors.weights[rows].ravel()
-    real = terms >= 0
-    unique, inverse = np.unique(terms[real].astype(np.int64), return_inverse=True)
-    summed = np.bincount(inverse, weights=weights[real], minlength=len(unique)).astype(np.float64)
-    norm = float(np.linalg.norm(summed))
-    return unique, summed / max(norm, 1e-12)
-
-
-def rocchio(vectors: PaperVectors, liked: Sequence[int], disliked: Sequence[int]) -> ReaderModel:
-    """Unit centroid of the liked papers minus `DISLIKE_FACTOR` x that of the
-    disliked (sparse: a server's thousands of votes cost one bincount)."""
-    like_terms, like_weights = _centroid(vectors, liked)
-    dis_terms, dis_weights = _centroid(vectors, disliked)
-    terms = np.union1d(like_terms, dis_terms)
-    weights = np.zeros(len(terms), dtype=np.float64)
-    weights[np.searchsorted(terms, like_terms)] += like_weights
-    weights[np.searchsorted(terms, dis_terms)] -= DISLIKE_FACTOR * dis_weights
-    return ReaderModel(terms, weights, "rocchio")
-
-
-def logistic(vectors: PaperVectors, liked: Sequence[int], disliked: Sequence[int]) -> ReaderModel:
-    """L2-regularised logistic regression on the voted papers (gradient descent
-    on at most a few hundred rows: milliseconds, no dependency). Classes are
-    balanced by weight; the bias is fitted but left out of the model, which
-    only orders papers (a paper sharing no term scores 0, as with Rocchio)."""
-    terms, matrix = _dense(vectors, [*liked, *disliked])
-    labels = np.concatenate([np.ones(len(liked)), np.zeros(len(disliked))])
-    balance = np.where(labels > 0, 0.5 / len(liked), 0.5 / len(disliked))
-    weights = np.zeros(len(terms), dtype=np.float64)
-    bias = 0.0
-    step = 2.0
-    for _ in range(LOGISTIC_STEPS):
-        margin = matrix @ weights + bias
-        error = (1.0 / (1.0 + np.exp(-margin)) - labels) * balance
-        weights -= step * (matrix.T @ error + LOGISTIC_L2 * weights / len(labels))
-        bias -= step * float(error.sum())
-    return ReaderModel(terms, weights, "logistic")
-
-
-def reader_model(
-    vectors: PaperVectors,
-    liked: Sequence[int],
-    disliked: Sequence[int],
-    *,
-    learn: bool = True,
-) -> ReaderModel:
-    """The reader's model, scaled: at most `PROFILE_WEIGHT` x confidence in
-    absolute value on the papers they voted on (`learn=False`: Rocchio only,
-    for a whole server's votes)."""
-    votes = len(liked) + len(disliked)
-    if votes == 0:
-        return ReaderModel.none()
-    both = learn and min(len(liked), len(disliked)) >= LOGISTIC_MIN_EACH
-    model = logistic(vectors, liked, disliked) if both else rocchio(vectors, liked, disliked)
-    voted = np.asarray([*liked, *disliked], dtype=np.intp)
-    peak = float(np.abs(model.score(vectors, voted)).max())
-    if peak <= 0:
-        return ReaderModel.none()
-    confidence = min(1.0, votes / FULL_CONFIDENCE_VOTES)
-    return model.scaled(PROFILE_WEIGHT * confidence / peak)
 
 
 def profile_scores(
@@ -217,7 +151,8 @@ class Personalization:
     disliked: Positions  # never picked either: their near-duplicates
     readers: Mapping[int, Reader]  # who is not pinged for what
     explore_every: int = EXPLORE_EVERY  # 0: never explore
-    # Every reader's 👎 by term, and their models stacked (in `readers` order).
+    # Every reader's 👎 by term (a superset does no harm: a look-up is always
+    # checked against a set of 👎), and their models stacked by user.
     near_index: NearIndex | None = None
     stack: ModelStack | None = None
 
@@ -247,15 +182,14 @@ class Personalization:
         )
         scores = self.stack.scores(vectors, position) if self.stack is not None else None
         at = np.array([position], dtype=np.intp)
-        rows = {user: row for row, user in enumerate(self.readers)}
         for user in users:
             reader = self.readers.get(user)
             if reader is None:
                 kept.append(user)
                 continue
             score = (
-                float(scores[rows[user]])
-                if scores is not None
+                self.stack.score_of(scores, user)
+                if self.stack is not None and scores is not None
                 else float(reader.model.score(vectors, at)[0])
             )
             if position in reader.blocked or not near.isdisjoint(reader.disliked):
@@ -277,11 +211,23 @@ def cached_model(
     learn: bool = True,
 ) -> ReaderModel:
     """`reader_model`, remembered by the (sorted) votes it was fitted on."""
-    key = (tuple(sorted(liked)), tuple(sorted(disliked)), learn)
-    found = cache.get(key)
-    if found is None:
-        found = cache[key] = reader_model(vectors, key[0], key[1], learn=learn)
-    return found
+    return cached_models(vectors, [(liked, disliked)], cache, learn=learn)[0]
+
+
+def cached_models(
+    vectors: PaperVectors,
+    pairs: Sequence[tuple[Sequence[int], Sequence[int]]],
+    cache: MutableMapping[ModelKey, ReaderModel],
+    *,
+    learn: bool = True,
+) -> list[ReaderModel]:
+    """`reader_models` for each (liked, disliked), the ones not remembered
+    yet fitted together."""
+    keys = [(tuple(sorted(liked)), tuple(sorted(disliked)), learn) for liked, disliked in pairs]
+    missing = list(dict.fromkeys(key for key in keys if key not in cache))
+    fitted = reader_models(vectors, [(key[0], key[1]) for key in missing], learn=learn)
+    cache.update(zip(missing, fitted, strict=True))
+    return [cache[key] for key in keys]
 
 
 def votes_by_reader(
@@ -333,13 +279,14 @@ def personalize(
     """
     by_reader = votes_by_reader(votes)
     cache: MutableMapping[ModelKey, ReaderModel] = {} if models is None else models
+    fitted = cached_models(vectors, list(by_reader.values()), cache)
     readers = {
         user: Reader(
-            cached_model(vectors, liked, disliked, cache),
+            model,
             frozenset(disliked) | frozenset(muted.get(user, ())),
             frozenset(disliked),
         )
-        for user, (liked, disliked) in by_reader.items()
+        for (user, (_, disliked)), model in zip(by_reader.items(), fitted, strict=True)
     }
     for user, positions in muted.items():
         if user and user not in readers:
@@ -362,7 +309,7 @@ def personalize(
         disliked = _net_disliked(votes_by_position(by_reader))
         blocked[disliked] = True
     index = NearIndex(vectors, all_disliked, NEAR_DUPLICATE)
-    stack = ModelStack([(r.model.terms, r.model.weights) for r in readers.values()])
+    stack = ModelStack([(r.model.terms, r.model.weights) for r in readers.values()], list(readers))
     return Personalization(boost, discover, blocked, disliked, readers, explore_every, index, stack)
 
 

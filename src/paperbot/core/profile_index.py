@@ -11,7 +11,7 @@ d cannot be within `threshold`; only papers sharing one of those k terms
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,7 +20,11 @@ from paperbot.core.similarity import PaperVectors
 
 
 class NearIndex:
-    """Papers (positions) by term, for near-duplicate look-ups against them."""
+    """Papers (positions) by term, for near-duplicate look-ups against them.
+
+    Immutable but for its memo: `extended` returns a new index with more
+    papers, so a pick running on this one is never disturbed by a 👎.
+    """
 
     def __init__(self, vectors: PaperVectors, positions: Sequence[int], threshold: float) -> None:
         rows = np.unique(np.asarray(positions, dtype=np.intp))
@@ -33,6 +37,18 @@ class NearIndex:
         self._rows = owners[real][order]
         self._threshold = threshold
         self._memo: dict[int, frozenset[int]] = {}
+
+    def extended(self, vectors: PaperVectors, positions: Sequence[int]) -> NearIndex:
+        """This index with `positions` added (a paper already in it stays once)."""
+        added = NearIndex(vectors, positions, self._threshold)
+        at = np.searchsorted(self._terms, added._terms, side="right")
+        added._terms = np.insert(self._terms, at, added._terms)
+        added._rows = np.insert(self._rows, at, added._rows)
+        return added
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._terms.nbytes + self._rows.nbytes)
 
     def near(self, vectors: PaperVectors, position: int) -> frozenset[int]:
         """The indexed papers within the threshold of the paper at `position`."""
@@ -64,30 +80,75 @@ class NearIndex:
 
 
 class ModelStack:
-    """Many readers' sparse linear models, scored on one paper at once."""
+    """Many readers' sparse linear models, scored on one paper at once.
 
-    def __init__(self, models: Sequence[tuple[NDArray[np.int64], NDArray[np.float64]]]) -> None:
+    Entries are sorted by term; `rows` maps a user to their model's row
+    (rows 0, 1, ... in the given order when no users are named). Immutable:
+    `replaced` returns a new stack, so a pick running on this one is never
+    disturbed by a vote.
+    """
+
+    def __init__(
+        self,
+        models: Sequence[tuple[NDArray[np.int64], NDArray[np.float64]]],
+        users: Sequence[int] | None = None,
+    ) -> None:
+        self.rows: Mapping[int, int] = dict(
+            zip(range(len(models)) if users is None else users, range(len(models)), strict=True)
+        )
         sizes = [len(terms) for terms, _ in models]
-        self._count = len(models)
-        if not sizes or sum(sizes) == 0:
-            self._terms = np.zeros(0, dtype=np.int64)
-            self._weights = np.zeros(0, dtype=np.float64)
+        if sum(sizes) == 0:
+            self.terms = np.zeros(0, dtype=np.int64)
+            self.weights = np.zeros(0, dtype=np.float64)
             self._owners = np.zeros(0, dtype=np.intp)
             return
         terms = np.concatenate([t for t, _ in models])
         order = np.argsort(terms, kind="stable")
-        self._terms = terms[order]
-        self._weights = np.concatenate([w for _, w in models])[order]
+        self.terms = terms[order]
+        self.weights = np.concatenate([w for _, w in models])[order]
         self._owners = np.repeat(np.arange(len(models)), sizes)[order]
 
+    def replaced(
+        self, models: Mapping[int, tuple[NDArray[np.int64], NDArray[np.float64]]]
+    ) -> ModelStack:
+        """This stack with these users' models put in (a new user gets the
+        next row; an empty model leaves the user's row scoring 0)."""
+        rows = dict(self.rows)
+        for user in models:
+            rows.setdefault(user, len(rows))
+        changed = np.array([rows[user] for user in models], dtype=np.intp)
+        keep = self._owners != changed[0] if len(changed) == 1 else ~np.isin(self._owners, changed)
+        sizes = [len(terms) for terms, _ in models.values()]
+        new_terms = np.concatenate([np.zeros(0, np.int64), *(t for t, _ in models.values())])
+        new_weights = np.concatenate([np.zeros(0), *(w for _, w in models.values())])
+        new_owners = np.repeat(changed, sizes)
+        order = np.argsort(new_terms, kind="stable")
+        kept_terms = self.terms[keep]
+        at = np.searchsorted(kept_terms, new_terms[order], side="right")
+        stack = ModelStack([])
+        stack.rows = rows
+        stack.terms = np.insert(kept_terms, at, new_terms[order])
+        stack.weights = np.insert(self.weights[keep], at, new_weights[order])
+        stack._owners = np.insert(self._owners[keep], at, new_owners[order])
+        return stack
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.terms.nbytes + self.weights.nbytes + self._owners.nbytes)
+
     def scores(self, vectors: PaperVectors, position: int) -> NDArray[np.float64]:
-        """Each model's score of the paper at `position`, in model order."""
-        result = np.zeros(self._count, dtype=np.float64)
+        """Each row's score of the paper at `position`, in row order."""
+        result = np.zeros(len(self.rows), dtype=np.float64)
         terms, weights = vectors.terms[position], vectors.weights[position]
         real = terms >= 0
         for term, weight in zip(terms[real], weights[real], strict=True):
-            low = np.searchsorted(self._terms, term, side="left")
-            high = np.searchsorted(self._terms, term, side="right")
+            low = np.searchsorted(self.terms, term, side="left")
+            high = np.searchsorted(self.terms, term, side="right")
             if high > low:
-                np.add.at(result, self._owners[low:high], self._weights[low:high] * weight)
+                np.add.at(result, self._owners[low:high], self.weights[low:high] * weight)
         return result
+
+    def score_of(self, scores: NDArray[np.float64], user: int) -> float:
+        """A user's entry of `scores` (0 for a user with no row)."""
+        row = self.rows.get(user)
+        return 0.0 if row is None else float(scores[row])

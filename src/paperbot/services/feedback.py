@@ -3,8 +3,10 @@
 
 `personalization` is the one entry the picking path calls (the server
 digest, a reader's preview and any personal digest go through
-`DigestService.plan`, which calls it): votes and mutes are read here and
-turned into a `core.profile.Personalization` in a worker thread.
+`DigestService.plan`, which calls it): each server's votes and mutes are kept
+as a `core.profile_state.ProfileState` per corpus version, followed vote by
+vote and checked against the database on every pick
+(`services/feedback_profiles.py`).
 """
 
 from __future__ import annotations
@@ -27,12 +29,12 @@ from paperbot.core.profile import (
     Personalization,
     ReaderModel,
     cached_model,
-    personalize,
     topic_leanings,
     votes_by_reader,
 )
 from paperbot.core.similar import SIMILAR_LIMIT, concept_matrix, more_like
 from paperbot.core.topics import Choice, Topic, clip
+from paperbot.services.feedback_profiles import GuildProfiles
 from paperbot.services.search import SearchService
 from paperbot.services.topics import TopicService
 from paperbot.storage import feedback as store
@@ -82,6 +84,7 @@ class FeedbackService:
         self._models: OrderedDict[ModelKey, ReaderModel] = OrderedDict()
         self._models_for: CorpusArrays | None = None
         self._concepts: tuple[CorpusArrays, NDArray[Any]] | None = None
+        self._profiles = GuildProfiles(db, topics)
 
     # --- votes ----------------------------------------------------------------
 
@@ -91,6 +94,8 @@ class FeedbackService:
         """👍 (+1) or 👎 (-1): again undoes it, the other replaces it; None
         when the paper is unknown."""
         outcome = await store.toggle_vote(self._db, guild_id, user_id, paper_id, value, now)
+        if outcome is not None:
+            await self._profiles.voted(guild_id, user_id, paper_id, value, outcome)
         if self._voters is not None and outcome is not None:
             if sum(await store.count_votes(self._db, guild_id, user_id)):
                 self._voters.add((guild_id, user_id))
@@ -115,6 +120,7 @@ class FeedbackService:
     async def reset(self, guild_id: int, user_id: int) -> int:
         """Forget the reader's votes here; how many there were."""
         removed = await store.reset_votes(self._db, guild_id, user_id)
+        await self._profiles.reset(guild_id, user_id, removed)
         if self._voters is not None:
             self._voters.discard((guild_id, user_id))
         return removed
@@ -128,6 +134,7 @@ class FeedbackService:
         added = await store.add_mute(
             self._db, guild_id, user_id, topic.kind, topic.key, topic.label, now
         )
+        await self._profiles.mutes_changed(guild_id, added)
         return Muted(topic, added)
 
     async def unmute(self, guild_id: int, user_id: int, text: str) -> Muted:
@@ -139,6 +146,7 @@ class FeedbackService:
         else:
             topic = self._topics.resolve(text)
         removed = await store.remove_mute(self._db, guild_id, user_id, topic.kind, topic.key)
+        await self._profiles.mutes_changed(guild_id, removed)
         return Muted(topic, removed)
 
     async def mutes(self, guild_id: int, user_id: int) -> list[Mute]:
@@ -165,28 +173,7 @@ class FeedbackService:
     ) -> Personalization | None:
         """What the server's (or, with `reader`, one reader's) votes and mutes
         change in a pick; None when nobody here voted or muted anything."""
-        votes = await store.guild_votes(self._db, guild_id)
-        mutes = await store.guild_mutes(self._db, guild_id)
-        if not votes and not mutes:
-            return None
-        muted: dict[int, set[int]] = {}
-        for mute in mutes:
-            topic = self._topics.stored(mute.kind, mute.topic, mute.label)
-            found = await self._topics.matches(topic)
-            muted.setdefault(mute.user_id, set()).update(corpus.positions(found.ids).tolist())
-        positions = corpus.positions([v.paper_id for v in votes])
-        at = dict(zip(corpus.ids[positions].tolist(), positions.tolist(), strict=True))
-        rows = [(v.user_id, at[v.paper_id], v.value) for v in votes if v.paper_id in at]
-        models = self._model_cache(corpus)
-        return await asyncio.to_thread(
-            personalize,
-            corpus.vectors,
-            rows,
-            muted,
-            audience,
-            reader=reader,
-            models=models,
-        )
+        return await self._profiles.personalization(guild_id, corpus, audience, reader)
 
     def _model_cache(self, corpus: CorpusArrays) -> OrderedDict[ModelKey, ReaderModel]:
         if self._models_for is not corpus:

@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeVar
 import aiosqlite
 
 from paperbot.storage.backend import Executed, Row
+from paperbot.storage.migrations import statements
 
 log = logging.getLogger(__name__)
 
@@ -379,7 +380,7 @@ async def _apply_migration(conn: aiosqlite.Connection, version: int, sql: str) -
     try:
         await conn.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _statements(sql):
+            for statement in statements(sql):
                 await conn.execute(statement)
             async with conn.execute("PRAGMA foreign_key_check") as cursor:
                 broken = list(await cursor.fetchall())
@@ -392,9 +393,3 @@ async def _apply_migration(conn: aiosqlite.Connection, version: int, sql: str) -
         await conn.commit()
     finally:
         await conn.execute("PRAGMA foreign_keys=ON")
-
-
-def _statements(sql: str) -> list[str]:
-    """Split a migration into statements (migrations hold no `;` in strings)."""
-    lines = [line for line in sql.splitlines() if not line.lstrip().startswith("--")]
-    return [part.strip() for part in "\n".join(lines).split(";") if part.strip()]

@@ -127,3 +127,13 @@ async def guild_mutes(db: Database, guild_id: int, user_id: int | None = None) -
         params = (guild_id, user_id, SERVER)
     rows = await db.fetch_all(sql + " ORDER BY created_at, user_id, topic", params)
     return [Mute(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]  # type: ignore[arg-type]
+
+
+async def feedback_version(db: Database, guild_id: int) -> int:
+    """How many rows of the server's votes and mutes were ever changed (0:
+    none yet): counted by triggers (migration 0011), whatever made the change,
+    so an unchanged number means unchanged votes and mutes."""
+    row = await db.fetch_one(
+        "SELECT version FROM feedback_versions WHERE guild_id = ?", (guild_id,)
+    )
+    return int(row[0]) if row is not None else 0

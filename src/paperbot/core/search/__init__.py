@@ -62,12 +62,13 @@ from paperbot.core.search._weights import (
     LONG_QUERY_TRANSLATION,
     TRANSLATION,
 )
-from paperbot.core.search._words import STOP_WORDS
+from paperbot.core.search._words import FUNCTION_WORDS, STOP_WORDS
 
 __all__ = [
     "ALTERNATIVE",
     "CANDIDATES",
     "EMPTY_RANKING",
+    "FUNCTION_WORDS",
     "INDEX_FORMAT",
     "LONG_QUERY_ALTERNATIVE",
     "LONG_QUERY_TRANSLATION",
