@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from paperbot.core.search._general import english_idf, general_idf
 from paperbot.core.search._grams import TAG_SHIFT, UNIGRAM, term_grams
 from paperbot.core.search._index import FieldIndex, SearchIndex
 from paperbot.core.search._query import Term
@@ -106,8 +107,11 @@ def stage1_scores(
 def term_weight(term: Term, idf: float) -> float:
     """How much a term counts in the query, from its mean IDF: common terms
     count less than their IDF alone says (IDF x IDF / `IDF_FULL` below it),
-    so the rare content words decide; generic words (model, 方法) and
+    so the rare content words decide; an English word's IDF is pulled
+    toward the one its general English frequency gives (`small` is no rare
+    word, even where few titles say it); generic words (model, 方法) and
     question words left in a query count a fifth of that."""
+    idf = english_idf(idf, general_idf(term.text))
     weight = idf * min(1.0, idf / IDF_FULL)
     if term.text in GENERIC_WORDS or is_question_word(term.text):
         weight *= GENERIC_FACTOR
