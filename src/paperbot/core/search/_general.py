@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 
 from paperbot.core.search._weights import ABSTRACT_WORDS
+from paperbot.core.text import fold_word
 
 _FREQUENCY_FILE = Path(__file__).resolve().parent.parent.parent / "data" / "english_frequency.tsv"
 
@@ -41,10 +42,13 @@ def zipf_frequency(word: str) -> float | None:
 def general_idf(word: str) -> float | None:
     """The IDF the word would have over English abstracts of
     `ABSTRACT_WORDS` words (Poisson chance that one says it at least once),
-    or None for a word the general list does not hold."""
-    zipf = zipf_frequency(word)
-    if zipf is None:
+    or None for a word the general list does not hold (nor its stem)."""
+    # The index meets inflections (`inputs` finds `input`), so a word is as
+    # general as the commonest form its stem stands for.
+    forms = [z for z in (zipf_frequency(word), zipf_frequency(fold_word(word))) if z is not None]
+    if not forms:
         return None
+    zipf = max(forms)
     per_word = 10.0 ** (zipf - 9.0)
     share = -math.expm1(-per_word * ABSTRACT_WORDS)
     return math.log1p(1.0 / share)
