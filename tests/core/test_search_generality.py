@@ -71,6 +71,11 @@ def test_everyday_english_words_are_commoner_than_topical_ones(everyday: str, to
     assert common < rarer
 
 
+@pytest.mark.parametrize(("inflected", "stem"), [("inputs", "input"), ("studies", "study")])
+def test_an_inflection_is_as_general_as_its_stem(inflected: str, stem: str) -> None:
+    assert general_idf(inflected) == pytest.approx(general_idf(stem))
+
+
 @pytest.mark.parametrize("word", ["qlora", "shampoo", "pretraining", "语言", "zeroth-order"])
 def test_words_the_general_list_lacks_have_no_general_idf(word: str) -> None:
     assert zipf_frequency(word) is None
@@ -111,3 +116,44 @@ def test_a_translation_counts_with_its_words_weight(word: str, translation: str)
     plain = stage1_scores(index, [Term(word)])[1][0]
     translated = Term(word, (translation,), translations=frozenset({translation}))
     assert stage1_scores(index, [translated])[1][0] == pytest.approx(plain)
+
+
+# "inputs" is in one title; 输入 in most summaries.
+COMMON_TRANSLATION = [
+    ("Length Generalization Beyond Training Inputs", "更长的输入。"),
+    ("Prompt Compression", "压缩输入提示。"),
+    ("Retrieval Heads", "长输入中的检索头。"),
+    ("Vision Tokens", "图像输入的词元。"),
+    ("Grokking", "突然泛化。"),
+]
+
+
+def _weight(term: Term) -> float:
+    index = build_index_columns(
+        ids=list(range(1, len(COMMON_TRANSLATION) + 1)),
+        titles=[t for t, _ in COMMON_TRANSLATION],
+        venues=["arXiv"] * len(COMMON_TRANSLATION),
+        years=[2024] * len(COMMON_TRANSLATION),
+        summaries=[s for _, s in COMMON_TRANSLATION],
+    )
+    return stage1_scores(index, [term])[1][0]
+
+
+@pytest.mark.parametrize(
+    ("term", "plain", "lowered"),
+    [
+        # An English word weighs no more than its commonest translation.
+        (Term("inputs", ("输入",), translations=frozenset({"输入"})), Term("inputs"), True),
+        # A mere alias (no translation) says nothing of the word's generality.
+        (Term("inputs", ("输入",)), Term("inputs"), False),
+        # A Chinese word keeps its own (summary) weight.
+        (Term("输入", ("inputs",), translations=frozenset({"inputs"})), Term("输入"), False),
+    ],
+)
+def test_an_english_word_is_as_general_as_its_translation(
+    term: Term, plain: Term, lowered: bool
+) -> None:
+    if lowered:
+        assert _weight(term) < 0.8 * _weight(plain)
+    else:
+        assert _weight(term) == pytest.approx(_weight(plain))

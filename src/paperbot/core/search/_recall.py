@@ -52,12 +52,21 @@ class TermScores:
 
 def term_scores(index: SearchIndex, term: Term) -> TermScores:
     """IDF-weighted share of the term's grams each paper holds, title hits
-    above summary hits; an alias lifts a paper to 0.6 of a direct match."""
+    above summary hits; an alias lifts a paper to 0.6 of a direct match.
+
+    An English word with translations weighs no more than its commonest
+    translation: the corpus's English is mostly titles, so `inputs` looks
+    rare where its 输入, read from the summaries, shows a word every other
+    paper says. (Not the reverse: a Chinese word's summary IDF is the
+    reliable one.) Its translations count with that weight too."""
     direct = _text_scores(index, term.text)
-    scores = direct.scores
+    scores, idf = direct.scores, direct.weight
     for alt in term.alternatives:
-        np.maximum(scores, term.weight_of(alt) * _text_scores(index, alt).scores, out=scores)
-    return TermScores(scores, direct.weight)
+        found = _text_scores(index, alt)
+        np.maximum(scores, term.weight_of(alt) * found.scores, out=scores)
+        if alt in term.translations and term.text.isascii():
+            idf = min(idf, found.weight)
+    return TermScores(scores, idf)
 
 
 def stage1_scores(
