@@ -1,6 +1,6 @@
 """A topic corpus extended by new papers equals a full build, and matching
-over it equals matching over a full build; the old matches cannot simply be
-merged with the new papers' (feedback makes matches depend on the corpus)."""
+over it equals matching over a full build (how the old matches follow the new
+papers, against their frozen feedback profiles: test_topics_frozen_profile)."""
 
 from __future__ import annotations
 

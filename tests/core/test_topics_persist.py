@@ -1,7 +1,9 @@
-"""The topic corpus and the vocabulary topics' matches as named arrays and back."""
+"""The topic corpus and the vocabulary topics' matches (with their feedback
+profiles) as named arrays and back."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -9,6 +11,7 @@ import pytest
 
 from paperbot.bench.synthetic import synthetic_papers
 from paperbot.core.topics import (
+    Profile,
     TopicMatches,
     Vocabulary,
     build_corpus,
@@ -77,3 +80,26 @@ def test_texts_holding_nul_are_refused() -> None:
     broken = corpus.title.__class__(("bad\x00doc",), {}, {}, ())
     with pytest.raises(ValueError, match="NUL"):
         dict(corpus_arrays(corpus.__class__(corpus.ids, broken, corpus.summary), {}, "f" * 64))
+
+
+def test_extended_profiles_come_back_with_their_counts() -> None:
+    # A profile that has seen papers since it was made keeps counting after
+    # a restart (its refresh comes at the same share).
+    weights = (("speculative", 3.5), ("推测", 0.7))
+    found = TopicMatches.empty()
+    matches = {
+        "a": replace(found, profile=Profile(weights, clear=11, papers=1500, since=30)),
+        "b": found,
+    }
+    arrays = dict(corpus_arrays(build_corpus([]), matches, "f" * 64))
+    back = matches_from_arrays(arrays, "f" * 64)
+    assert [back[key].profile for key in ("a", "b")] == [matches["a"].profile, Profile()]
+
+
+@pytest.mark.parametrize("damage", ["profile_counts", "profile_indptr", "profile_weights"])
+def test_damaged_profiles_are_refused(damage: str) -> None:
+    found = replace(TopicMatches.empty(), profile=Profile((("a", 1.0),), 2, 10, 1))
+    arrays = dict(corpus_arrays(build_corpus([]), {"a": found}, "f" * 64))
+    arrays[damage] = arrays[damage][:-1]
+    with pytest.raises(ValueError, match="profiles disagree"):
+        matches_from_arrays(arrays, "f" * 64)

@@ -1,24 +1,31 @@
 """The topic corpus follows the corpus like the search index: a load
 extends it and the vocabulary topics' matches by the papers added or
-changed (the changed and removed ones' entries dead); `warm` stores both, so
-a restart reads them and a new process brings them up to date; too many
-dead entries build in full."""
+changed (the changed and removed ones' entries dead; the matches decided
+against each topic's stored feedback profile until the papers added,
+changed or removed since pass `REFRESH_SHARE`); `warm` stores both, so a
+restart reads them and a new process brings them up to date; too many dead
+entries build in full."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
-from paperbot.core.topics import Topic, TopicCorpus, build_corpus, match_topic
+from paperbot.core.topics import Profile, Topic, TopicCorpus, build_corpus, match_topic
 from paperbot.services import topics as topics_service
 from paperbot.services.topics import TopicService, load_vocabulary
 from paperbot.storage import search_index
 from paperbot.storage.backend import Database
 from tests.support.corpus import load_pages
-from tests.support.topics import assert_same_corpus, assert_same_matches
+from tests.support.topics import (
+    assert_extended_matches,
+    assert_same_corpus,
+    assert_same_matches,
+)
 
 VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
 COUNT = 1500
@@ -52,8 +59,17 @@ async def assert_as_built(
     assert_same_corpus(corpus, full)
     protected = topics.vocabulary.term_words()
     for topic in (*topics.vocabulary.topics, *extra):
-        expected = match_topic(topic, full, protected, topics.vocabulary)
-        assert_same_matches(await topics.matches(topic), expected)
+        ours = await topics.matches(topic)
+        if ours.profile.since:
+            # Extended: as the whole corpus matched with the frozen profile.
+            frozen = match_topic(topic, full, protected, topics.vocabulary, frozen=ours.profile)
+            assert_extended_matches(ours, frozen)
+        else:
+            assert_same_matches(ours, match_topic(topic, full, protected, topics.vocabulary))
+
+
+async def profiles(topics: TopicService) -> dict[str, Profile]:
+    return {t.key: (await topics.matches(t)).profile for t in topics.vocabulary.topics}
 
 
 async def test_added_papers_extend_the_corpus_and_the_matches(db: Database, corpora: Path) -> None:
@@ -63,12 +79,44 @@ async def test_added_papers_extend_the_corpus_and_the_matches(db: Database, corp
     assert topics.last_source == "built"
     keyword = topics.resolve("speculative decodng")  # a typo: corrected through corpus words
     await topics.matches(keyword)
+    before = await profiles(topics)
     await load_pages(db, corpora / "more", limits=BENCH_LIMITS)
     await topics.warm()
     assert topics.last_source == "appended"
     _, corpus = await topics.corpus()
     assert len(corpus) == COUNT + COUNT // 50
+    # Every vocabulary topic kept its profile, counting the papers added.
+    assert await profiles(topics) == {
+        key: replace(profile, since=COUNT // 50) for key, profile in before.items()
+    }
     await assert_as_built(topics, db, (keyword,))
+
+
+async def test_coverage_counts_the_matches_the_digest_uses(db: Database, corpora: Path) -> None:
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    topics = service(db)
+    await topics.warm()
+    await load_pages(db, corpora / "more", limits=BENCH_LIMITS)
+    await topics.warm()
+    report = await topics.coverage()
+    assert report.papers == COUNT + COUNT // 50
+    for topic, count in report.counts:
+        assert count == len(await topics.matches(topic)), topic.key
+
+
+async def test_past_the_refresh_share_the_topics_are_matched_afresh(
+    db: Database, corpora: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The page adds 2%: past a 1% share, every profile is made afresh.
+    monkeypatch.setattr("paperbot.core.topics._feedback.REFRESH_SHARE", 0.01)
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    topics = service(db)
+    await topics.warm()
+    await load_pages(db, corpora / "more", limits=BENCH_LIMITS)
+    await topics.warm()
+    assert topics.last_source == "appended"  # the corpus is still extended
+    assert {p.since for p in (await profiles(topics)).values()} == {0}
+    await assert_as_built(topics, db)
 
 
 async def test_a_restart_reads_the_stored_corpus_and_matches(db: Database, corpora: Path) -> None:
@@ -134,8 +182,10 @@ async def assert_matches_as_built(topics: TopicService, db: Database) -> None:
     full = await full_build(db)
     protected = topics.vocabulary.term_words()
     for topic in topics.vocabulary.topics:
-        expected = match_topic(topic, full, protected, topics.vocabulary)
         found = await topics.matches(topic)
+        # Extended: as the live papers matched with the frozen profile.
+        frozen = found.profile if found.profile.since else None
+        expected = match_topic(topic, full, protected, topics.vocabulary, frozen=frozen)
         assert np.array_equal(found.ids, expected.ids), topic.key
         assert np.array_equal(found.scores, expected.scores), topic.key
     coverage = await topics.coverage()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from paperbot.core.topics import TopicCorpus, TopicMatches
+from paperbot.core.topics import CLOSE_SCALE, TopicCorpus, TopicMatches
 
 
 def assert_same_corpus(ours: TopicCorpus, theirs: TopicCorpus) -> None:
@@ -25,3 +25,21 @@ def assert_same_matches(ours: TopicMatches, theirs: TopicMatches) -> None:
     assert np.array_equal(ours.scores, theirs.scores)
     assert np.array_equal(ours.near_ids, theirs.near_ids)
     assert np.array_equal(ours.near_scores, theirs.near_scores)
+    assert ours.profile == theirs.profile
+
+
+def assert_extended_matches(ours: TopicMatches, theirs: TopicMatches) -> None:
+    """`ours` (matches extended by appended papers) against `theirs` (the
+    whole corpus matched with the same profile): the same matches and near
+    papers with word evidence; the near places left (papers without word
+    evidence, below `CLOSE_SCALE`) are an estimate in both (read by an upper
+    bound), and the extension, reading each part apart, finds papers at
+    least as close, place by place."""
+    assert np.array_equal(ours.ids, theirs.ids)
+    assert np.array_equal(ours.scores, theirs.scores)
+    words, their_words = ours.near_scores > CLOSE_SCALE, theirs.near_scores > CLOSE_SCALE
+    assert np.array_equal(ours.near_ids[words], theirs.near_ids[their_words])
+    assert np.array_equal(ours.near_scores[words], theirs.near_scores[their_words])
+    fill, their_fill = ours.near_scores[~words], theirs.near_scores[~their_words]
+    assert len(fill) >= len(their_fill)
+    assert np.all(fill[: len(their_fill)] >= their_fill)

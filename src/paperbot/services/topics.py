@@ -3,7 +3,8 @@
 Matching results are cached per corpus version (`storage.papers.corpus_version`),
 so the digest and the commands pay the matching cost once per version. The
 normalised corpus follows the corpus like the search index does: a load
-that only added papers extends it (and the vocabulary topics' matches) by
+that only added papers extends it (and the vocabulary topics' matches,
+decided against their stored feedback profiles until those are stale) by
 the new papers alone; otherwise it is read from the database (stored by
 `prepare`, i.e. `paperbot load` and the bot's start) or built in full.
 """
@@ -37,6 +38,7 @@ from paperbot.core.topics import (
     corpus_from_arrays,
     coverage,
     explain,
+    extend_matches,
     match_topic,
     matches_from_arrays,
     parse_vocabulary,
@@ -172,11 +174,13 @@ class TopicService:
     async def _append(self, version: int) -> TopicCorpus | None:
         """The current corpus brought from the version it covers to `version`:
         the papers changed or removed since marked dead, the new and changed
-        ones appended; the vocabulary topics that had matches are matched
-        again over it (a topic's matches depend on the whole corpus: its clear
-        matches decide its borderline papers; keywords' are dropped and
-        matched when asked). None (a full build, which compacts) once dead
-        entries would pass `COMPACT_SHARE`."""
+        ones appended; the vocabulary topics that had matches follow by those
+        papers alone, decided against their frozen feedback profiles
+        (`core.topics.extend_matches`: matched afresh over the whole corpus
+        once the papers added, changed or removed since pass `REFRESH_SHARE`);
+        keywords' are dropped (their typo corrections depend on every paper's
+        words) and matched when asked. None (a full build, which compacts)
+        once dead entries would pass `COMPACT_SHARE`."""
         snapshot = self._snapshot
         if snapshot is None or snapshot.mark is None or snapshot.mark[0] > version:
             return None
@@ -188,14 +192,21 @@ class TopicService:
         columns = await search_index.paper_columns(self.db, after_id=max_id, changed_after=covered)
         rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
         del columns
-        corpus, _ = await asyncio.to_thread(update_corpus, snapshot.corpus, changed, rows)
-        old = [key[2] for key in self._matches if key[1] == "topic"]
+        corpus, part = await asyncio.to_thread(update_corpus, snapshot.corpus, changed, rows)
+        old = {key[2]: found for key, found in self._matches.items() if key[1] == "topic"}
         self._matches.clear()
-        for key in old:
+        for key, found in old.items():
             topic = self.vocabulary.get(key)
             if topic is not None:
                 self._matches[(version, "topic", key)] = await asyncio.to_thread(
-                    match_topic, topic, corpus, self._protected, self.vocabulary
+                    extend_matches,
+                    found,
+                    topic,
+                    corpus,
+                    part,
+                    self._protected,
+                    self.vocabulary,
+                    removed=changed,
                 )
         return corpus
 
@@ -350,8 +361,10 @@ class TopicService:
         )
 
     async def coverage(self) -> Coverage:
-        """Every vocabulary topic's match count and the papers no topic matches."""
+        """Every vocabulary topic's match count and the papers no topic
+        matches, from the matches the digest uses (cached, or matched now)."""
         _, corpus = await self.corpus()
+        found = {t.key: await self.matches(t) for t in self.vocabulary.topics}
         if len(corpus) >= _THREAD_THRESHOLD:
-            return await asyncio.to_thread(coverage, self.vocabulary, corpus)
-        return coverage(self.vocabulary, corpus)
+            return await asyncio.to_thread(coverage, self.vocabulary, corpus, found)
+        return coverage(self.vocabulary, corpus, found)

@@ -11,19 +11,30 @@ TOML parsing with line-numbered errors), `_bilingual` (`expand_bilingual`:
 English <-> Chinese expansion of keywords and query terms), `_input`
 (checking and resolving user text, autocomplete), `_corpus` (papers
 prepared for matching), `_matching` (batch matching with scores and
-explanations, coverage), `_feedback` (the clear matches of a topic deciding
-its borderline papers).
+explanations), `_coverage` (how the vocabulary covers a corpus), `_feedback`
+(the clear matches of a topic deciding its borderline papers, a profile kept
+with the matches), `_append` (a corpus and its matches following appended
+papers).
 """
 
-from paperbot.core.topics._append import append_corpus, update_corpus
+from paperbot.core.topics._append import (
+    append_corpus,
+    extend_matches,
+    merge_matches,
+    update_corpus,
+)
 from paperbot.core.topics._bilingual import EXPANSION_WEIGHT, expand_bilingual
 from paperbot.core.topics._corpus import TopicCorpus, build_corpus
+from paperbot.core.topics._coverage import Coverage, coverage
 from paperbot.core.topics._feedback import (
     ACCEPT_FEEDBACK,
     CLOSE_SCALE,
     KEEP_FEEDBACK,
     MIN_STRONG,
+    REFRESH_SHARE,
     STRONG_SCORE,
+    Profile,
+    background_sample,
 )
 from paperbot.core.topics._input import (
     EMPTY_TOPIC,
@@ -49,9 +60,7 @@ from paperbot.core.topics._matching import (
     TOPIC_TITLE_WEIGHT,
     TYPO_MIN_LENGTH,
     TYPO_QUALITY,
-    Coverage,
     TopicMatches,
-    coverage,
     explain,
     is_typo_of,
     match_topic,
@@ -87,6 +96,7 @@ __all__ = [
     "MIN_STRONG",
     "NEAR_LIMIT",
     "NO_LETTERS",
+    "REFRESH_SHARE",
     "RELEVANCE_THRESHOLD",
     "STRONG_SCORE",
     "TOPICS_FORMAT",
@@ -102,6 +112,7 @@ __all__ = [
     "Choice",
     "Concept",
     "Coverage",
+    "Profile",
     "Topic",
     "TopicCorpus",
     "TopicInputError",
@@ -110,6 +121,7 @@ __all__ = [
     "Vocabulary",
     "VocabularyError",
     "append_corpus",
+    "background_sample",
     "build_corpus",
     "check_topic_text",
     "clip",
@@ -118,9 +130,11 @@ __all__ = [
     "coverage",
     "expand_bilingual",
     "explain",
+    "extend_matches",
     "is_typo_of",
     "match_topic",
     "matches_from_arrays",
+    "merge_matches",
     "parse_vocabulary",
     "resolve",
     "score_paper",

@@ -8,19 +8,39 @@ the same papers. Papers changed or removed since (`update_corpus`) leave dead
 entries whose texts are blanked, so nothing matches them; a changed one is
 appended again.
 
-Matches are not merged: a topic's matches depend on the whole corpus (its
-clear matches decide its borderline papers, `_feedback`; a keyword's typo
-corrections come from every paper's words), so the caller matches again over
-the extended corpus, which costs a small share of normalising it.
+A topic's matches follow by the new papers alone (`extend_matches`): they
+are decided against the feedback profile kept with the matches (frozen, as
+an IVF index keeps its centroids while vectors are added) and merged. With
+the profile frozen, every paper's decision depends only on that paper, so
+the result equals matching the whole extended corpus with that profile
+(`match_topic(..., frozen=)`) in every match and every near paper with word
+evidence; the near places left to papers without word evidence (over a
+whole corpus an estimate, read by an upper bound) are read exactly among
+the new papers, so they hold papers at least as close. It differs from
+matching afresh only where the new papers would have changed the profile (a
+clear match among the best `PROFILE_DOCS`, a paper entering the
+corpus-frequency sample), and then only for borderline papers (first-stage
+score between 0 and `STRONG_SCORE`, below every clear match) and the near
+places. Removed papers drop out of the matches; their near places stay
+empty or go to new papers. Once the papers added, changed or removed since pass
+`REFRESH_SHARE` (10%) of those the profile was made over, the topic is
+matched afresh over the whole corpus: the matches a full build of the live
+papers gives (dead entries hold no text and are left out of the sample;
+clear matches tie by id). A keyword's
+typo corrections come from every paper's words, so keywords are matched
+again instead (the caller's choice).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
+from dataclasses import replace
 
 import numpy as np
 
-from paperbot.core.topics._corpus import FieldIndex, PosArray, TopicCorpus, build_corpus
+from paperbot.core.topics._corpus import FieldIndex, IntArray, PosArray, TopicCorpus, build_corpus
+from paperbot.core.topics._matching import NEAR_LIMIT, TopicMatches, match_topic
+from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
 
 def append_corpus(
@@ -96,3 +116,64 @@ def _merge_postings(
         before = merged.get(key)
         merged[key] = shifted if before is None else np.concatenate([before, shifted])
     return merged
+
+
+def extend_matches(
+    matches: TopicMatches,
+    topic: Topic,
+    corpus: TopicCorpus,
+    part: TopicCorpus,
+    protected: frozenset[str] = frozenset(),
+    vocabulary: Vocabulary | None = None,
+    *,
+    removed: Collection[int] = (),
+) -> TopicMatches:
+    """The topic's `matches` over `corpus`, which is the corpus they were
+    made over with `part` appended (`append_corpus`) and the `removed` ids
+    gone: the part decided against their frozen profile and merged, the
+    removed papers dropped; matched afresh over `corpus` once the papers
+    added, changed or removed since pass `REFRESH_SHARE`.
+
+    A removed paper's place among the near papers stays empty or goes to a
+    new paper until then (the old next best were not kept), and a removed
+    clear match still counts in the frozen profile."""
+    gone = np.union1d(np.fromiter(removed, dtype=np.int64, count=len(removed)), part.ids)
+    grown = replace(matches.profile, since=matches.profile.since + len(gone))
+    if grown.stale:
+        return match_topic(topic, corpus, protected, vocabulary)
+    # The part's terms are indexed once for every topic (`_terms`).
+    found = match_topic(topic, part, protected, vocabulary, frozen=grown, indexed=True)
+    return merge_matches(_without(matches, gone), found)
+
+
+def _without(matches: TopicMatches, ids: IntArray) -> TopicMatches:
+    """The matches with these papers left out (removed, or changed: a
+    changed paper's new decision comes with the part)."""
+    if len(ids) == 0 or not (len(matches) or len(matches.near_ids)):
+        return matches
+    keep = ~np.isin(matches.ids, ids)
+    near = ~np.isin(matches.near_ids, ids)
+    return TopicMatches(
+        matches.ids[keep],
+        matches.scores[keep],
+        matches.near_ids[near],
+        matches.near_scores[near],
+        matches.profile,
+    )
+
+
+def merge_matches(old: TopicMatches, new: TopicMatches) -> TopicMatches:
+    """Matches of two disjoint sets of papers decided with one profile, as
+    one: every match best first and the `NEAR_LIMIT` best near papers (ties
+    by paper id, as `match_topic` orders them); `new`'s profile (the later).
+
+    The best near papers of a union are among the best of each part, and a
+    part's closest papers without word evidence (fill) were looked for with
+    at least the room the union leaves them, so nothing is missed."""
+    ids = np.concatenate([old.ids, new.ids])
+    scores = np.concatenate([old.scores, new.scores])
+    order = np.lexsort((ids, -scores))
+    near_ids = np.concatenate([old.near_ids, new.near_ids])
+    near_scores = np.concatenate([old.near_scores, new.near_scores])
+    near = np.lexsort((near_ids, -near_scores))[:NEAR_LIMIT]
+    return TopicMatches(ids[order], scores[order], near_ids[near], near_scores[near], new.profile)

@@ -25,8 +25,16 @@ It generalises to any topic or keyword: no list is involved, only the
 papers' own words. Below `MIN_STRONG` clear matches there is no profile and
 nothing changes. The profile reads at most `PROFILE_DOCS` clear matches (the
 best, ties by position) and the corpus frequencies are counted over at most
-`BACKGROUND_DOCS` evenly spaced papers (cached per corpus), so the cost stays
-small at 100,000 papers.
+`BACKGROUND_DOCS` papers (cached per corpus), so the cost stays small at
+100,000 papers. That sample is the papers whose ids hash lowest (a bottom-k
+sample): appending papers only lets the few new ones hashing below its
+cutoff in, instead of reshuffling an evenly spaced one.
+
+A topic's profile is kept with its matches (`Profile`): a page appended
+later is decided against that frozen profile (`_append.extend_matches`),
+like new vectors against an IVF index's frozen centroids, until the papers
+added, changed or removed since pass `REFRESH_SHARE` of those it was made
+from; then the topic is matched afresh.
 """
 
 from __future__ import annotations
@@ -40,8 +48,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from paperbot.core.topics._corpus import FloatArray, PosArray, TopicCorpus
+from paperbot.core.topics._corpus import FloatArray, IntArray, PosArray, TopicCorpus
 from paperbot.core.topics._keys import is_cjk_token
+from paperbot.core.topics._terms import indexed_closeness, indexed_feedback
 
 PosList = npt.NDArray[np.intp]
 _NONE = np.zeros(0, dtype=np.int32)
@@ -74,6 +83,10 @@ _STOP = frozenset(
     {"the", "a", "an", "of", "for", "and", "in", "on", "to", "with", "via", "by"}
     | {"from", "is", "are", "we", "our", "this", "that", "as", "at", "be", "it", "its"}
 )
+REFRESH_SHARE = 0.1
+"""A frozen profile is made afresh once the papers added, changed or
+removed since it was made pass this share of the papers it was made over
+(the search index's rule for dead entries)."""
 _BACKGROUND: dict[int, tuple[weakref.ref[TopicCorpus], Counter[str], int]] = {}
 """Per corpus (by identity: a corpus is immutable), its background counts."""
 
@@ -95,12 +108,15 @@ def _doc_terms(corpus: TopicCorpus, position: int) -> set[str]:
 
 
 def _background(corpus: TopicCorpus) -> tuple[Counter[str], int]:
-    """Document frequencies over evenly spaced papers, and how many were read."""
+    """Document frequencies over the live papers whose ids hash lowest, and how
+    many were read."""
     cached = _BACKGROUND.get(id(corpus))
     if cached is not None and cached[0]() is corpus:
         return cached[1], cached[2]
-    size = len(corpus)
-    sample = np.unique(np.linspace(0, size - 1, min(size, BACKGROUND_DOCS)).astype(np.int64))
+    live = np.ones(len(corpus), dtype=np.bool_)
+    live[corpus.dead] = False  # blanked entries of removed or changed papers
+    positions = np.flatnonzero(live)
+    sample = positions[background_sample(corpus.ids[positions])]
     counts: Counter[str] = Counter()
     for position in sample.tolist():
         counts.update(_doc_terms(corpus, position))
@@ -108,6 +124,47 @@ def _background(corpus: TopicCorpus) -> tuple[Counter[str], int]:
     gone = weakref.ref(corpus, lambda _: _BACKGROUND.pop(key, None))
     _BACKGROUND[key] = (gone, counts, len(sample))
     return counts, len(sample)
+
+
+def background_sample(ids: IntArray) -> PosList:
+    """Ascending positions of the `BACKGROUND_DOCS` papers whose ids hash lowest.
+
+    The hash mixes a paper's id (its stable identity: a paper that comes
+    back keeps its id), so the sample is spread over the corpus and a
+    paper's membership depends only on the other papers' hashes, not on
+    their positions: appending 1% changes about 1% of it."""
+    size = BACKGROUND_DOCS
+    if len(ids) <= size:
+        return np.arange(len(ids), dtype=np.intp)
+    mixed = _mix(ids)
+    chosen = np.argpartition(mixed, size - 1)[:size]
+    return np.sort(chosen).astype(np.intp)
+
+
+def _mix(ids: IntArray) -> npt.NDArray[np.uint64]:
+    """SplitMix64's finaliser over the ids: a bijection, so no ties."""
+    z = ids.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    mixed: npt.NDArray[np.uint64] = z ^ (z >> np.uint64(31))
+    return mixed
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """A topic's feedback state, kept with its matches: the profile's terms
+    and weights, how many clear matches the topic had (below `MIN_STRONG`:
+    no profile), the papers it was made over, and the papers added, changed
+    or removed since (past `REFRESH_SHARE` of `papers` it is made afresh)."""
+
+    weights: tuple[tuple[str, float], ...] = ()
+    clear: int = 0
+    papers: int = 0
+    since: int = 0
+
+    @property
+    def stale(self) -> bool:
+        return self.since > REFRESH_SHARE * self.papers
 
 
 def profile(corpus: TopicCorpus, strong: Iterable[int]) -> dict[str, float]:
@@ -194,26 +251,52 @@ class Refined:
     accepted: PosList
     dropped: PosList
     weights: dict[str, float]
+    clear: int
+    """The clear matches the profile came from (a frozen one: then)."""
 
 
-def refine(score: FloatArray, corpus: TopicCorpus, threshold: float) -> Refined:
-    """The feedback's decisions from the first-stage `score` of every paper."""
-    strong = np.flatnonzero(score >= STRONG_SCORE)
-    strong = strong[np.lexsort((strong, -score[strong]))]
+def refine(
+    score: FloatArray,
+    corpus: TopicCorpus,
+    threshold: float,
+    frozen: Profile | None = None,
+    *,
+    indexed: bool = False,
+) -> Refined:
+    """The feedback's decisions from the first-stage `score` of every paper,
+    against the `frozen` profile when given (papers appended to a corpus
+    whose matches were made with it), else the corpus's own; `indexed`:
+    the feedback read through the corpus's term index (`_terms`)."""
     none: PosList = np.zeros(0, dtype=np.intp)
-    if len(strong) < MIN_STRONG:
-        return Refined(none, none, {})
-    weights = profile(corpus, strong.tolist())
+    if frozen is not None:
+        weights, clear = dict(frozen.weights), frozen.clear
+    else:
+        strong = np.flatnonzero(score >= STRONG_SCORE)
+        # Ties by id, not position: the same in a full build (ids ascend
+        # with positions) and in a corpus a changed paper was appended to.
+        strong = strong[np.lexsort((corpus.ids[strong], -score[strong]))]
+        clear = len(strong)
+        weights = profile(corpus, strong.tolist()) if clear >= MIN_STRONG else {}
+    if clear < MIN_STRONG:
+        return Refined(none, none, {}, clear)
     border = np.flatnonzero((score > 0) & (score < STRONG_SCORE))
-    values = feedback(corpus, border, weights)
+    if indexed:
+        values = indexed_feedback(corpus, weights)[border]
+    else:
+        values = feedback(corpus, border, weights)
     near = score[border] < threshold
     accepted = border[near & (values >= ACCEPT_FEEDBACK)].astype(np.intp)
     dropped = border[~near & (values < KEEP_FEEDBACK)].astype(np.intp)
-    return Refined(accepted, dropped, weights)
+    return Refined(accepted, dropped, weights, clear)
 
 
 def closest(
-    score: FloatArray, corpus: TopicCorpus, weights: dict[str, float], room: int
+    score: FloatArray,
+    corpus: TopicCorpus,
+    weights: dict[str, float],
+    room: int,
+    *,
+    indexed: bool = False,
 ) -> tuple[PosList, FloatArray]:
     """Up to `room` papers without word evidence (`score` 0) holding at least
     `MIN_CLOSE_FEEDBACK` of the profile, most first (ties by position), with
@@ -221,12 +304,17 @@ def closest(
 
     The candidates confirmed are the `READ_FACTOR` x `room` best by an upper
     bound of their feedback (CJK pairs taken as held when both characters
-    are), so the cost does not grow with their number."""
+    are), so the cost does not grow with their number. `indexed` (a page's
+    papers, `_terms`): every candidate's feedback is read exactly instead,
+    so those found are the exact best, at least as close as the estimate's.
+    """
     total = sum(weights.values())
     none: PosList = np.zeros(0, dtype=np.intp)
     if room <= 0 or total <= 0:
         return none, np.zeros(0, dtype=np.float64)
     zero = np.flatnonzero(score == 0).astype(np.intp)
+    if indexed:
+        return _best(zero, indexed_closeness(corpus, weights)[zero], room)
     exact = np.zeros(len(zero), dtype=np.float64)
     pairs: list[tuple[str, float, npt.NDArray[np.bool_]]] = []
     for term, weight in weights.items():
@@ -241,11 +329,17 @@ def closest(
     # of the exact top, at a cost that does not grow with the corpus).
     chunk = order[: READ_FACTOR * room]
     values = exact[chunk] + _confirmed(corpus, zero, chunk, pairs)
+    return _best(zero[chunk], values, room)
+
+
+def _best(positions: PosList, values: FloatArray, room: int) -> tuple[PosList, FloatArray]:
+    """The `room` best of `positions` by `values` (at least
+    `MIN_CLOSE_FEEDBACK`; ties by position) with their near scores."""
     keep = values >= MIN_CLOSE_FEEDBACK
-    found = zip((-values[keep]).tolist(), zero[chunk[keep]].tolist(), strict=True)
+    found = zip((-values[keep]).tolist(), positions[keep].tolist(), strict=True)
     best = sorted(found)[:room]
-    positions = np.asarray([p for _, p in best], dtype=np.intp)
-    return positions, CLOSE_SCALE * -np.asarray([v for v, _ in best], dtype=np.float64)
+    chosen = np.asarray([p for _, p in best], dtype=np.intp)
+    return chosen, CLOSE_SCALE * -np.asarray([v for v, _ in best], dtype=np.float64)
 
 
 def _confirmed(

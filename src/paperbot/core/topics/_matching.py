@@ -1,4 +1,4 @@
-"""Matching topics to papers: batch scores over a `TopicCorpus`, explanations, coverage.
+"""Matching topics to papers: batch scores over a `TopicCorpus`, explanations.
 
 Batch matching (`match_topic`) narrows candidates with per-field postings
 (Latin word -> papers, CJK character -> papers) and verifies each candidate
@@ -36,7 +36,7 @@ from paperbot.core.topics._corpus import (
     TopicCorpus,
     build_corpus,
 )
-from paperbot.core.topics._feedback import closest, refine
+from paperbot.core.topics._feedback import Profile, closest, refine
 from paperbot.core.topics._keys import needle, term_key
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
@@ -257,12 +257,15 @@ def _scores(hits: Sequence[tuple[_Term, _Hits]], size: int) -> FloatArray:
 class TopicMatches:
     """Papers matching one topic, best first: parallel `ids` and `scores`;
     and up to `NEAR_LIMIT` near matches (`near_ids`, `near_scores`, best
-    first), which are not matches and not counted in `len`."""
+    first), which are not matches and not counted in `len`; and the
+    feedback `profile` they were decided with (appended papers are decided
+    with it too: `_append.extend_matches`)."""
 
     ids: IntArray
     scores: FloatArray
     near_ids: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     near_scores: FloatArray = field(default_factory=lambda: np.zeros(0, dtype=np.float64))
+    profile: Profile = field(default_factory=Profile)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -277,6 +280,9 @@ def match_topic(
     corpus: TopicCorpus,
     protected: frozenset[str] = frozenset(),
     vocabulary: Vocabulary | None = None,
+    *,
+    frozen: Profile | None = None,
+    indexed: bool = False,
 ) -> TopicMatches:
     """Every paper of the corpus the topic is relevant to, with scores, best first.
 
@@ -287,11 +293,15 @@ def match_topic(
     ties are broken by paper id. With
     `vocabulary`, a keyword is expanded through its bilingual concepts.
     Pass `vocabulary.term_words()` as `protected` so a keyword's word is
-    never corrected to a vocabulary word it is not.
+    never corrected to a vocabulary word it is not. With `frozen`, the
+    borderline papers are decided by that profile instead of the corpus's;
+    `indexed` reads the profile's terms from an index of the corpus's terms
+    (for a page's few papers, `_terms`: the same decisions, the exact
+    closest papers as fill).
     """
     score = _scores(_counted_hits(topic, corpus, protected, vocabulary), len(corpus))
     matched = score >= RELEVANCE_THRESHOLD
-    refined = refine(score, corpus, RELEVANCE_THRESHOLD)
+    refined = refine(score, corpus, RELEVANCE_THRESHOLD, frozen, indexed=indexed)
     # A paper the feedback accepts gets the least match score: its words
     # alone said less than any other match's.
     score[refined.accepted] = RELEVANCE_THRESHOLD
@@ -301,7 +311,8 @@ def match_topic(
     near = np.flatnonzero((score > 0) & ~matched)
     if len(near) < NEAR_LIMIT:
         # Room left among the near papers: the closest to the profile.
-        close, close_scores = closest(score, corpus, refined.weights, NEAR_LIMIT - len(near))
+        room = NEAR_LIMIT - len(near)
+        close, close_scores = closest(score, corpus, refined.weights, room, indexed=indexed)
         score[close] = close_scores
         near = np.flatnonzero((score > 0) & ~matched)
     if len(near) > NEAR_LIMIT:
@@ -310,7 +321,11 @@ def match_topic(
         least = np.partition(-score[near], NEAR_LIMIT - 1)[NEAR_LIMIT - 1]
         near = near[-score[near] <= least]
     near = _best_first(score, corpus.ids, near)[:NEAR_LIMIT]
-    return TopicMatches(corpus.ids[positions], score[positions], corpus.ids[near], score[near])
+    live = len(corpus) - len(corpus.dead)
+    made = Profile(tuple(refined.weights.items()), refined.clear, live)
+    made = frozen if frozen is not None else made
+    ids = corpus.ids
+    return TopicMatches(ids[positions], score[positions], ids[near], score[near], made)
 
 
 def _best_first(
@@ -360,31 +375,3 @@ def score_paper(
     corpus = build_corpus([(0, title, summary)])
     matches = match_topic(topic, corpus, protected, vocabulary)
     return float(matches.scores[0]) if len(matches) else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Coverage:
-    """How the vocabulary covers a corpus."""
-
-    papers: int
-    counts: tuple[tuple[Topic, int], ...]
-    unmatched_ids: tuple[int, ...]
-
-    @property
-    def covered_share(self) -> float:
-        return 1.0 - len(self.unmatched_ids) / self.papers if self.papers else 0.0
-
-
-def coverage(vocabulary: Vocabulary, corpus: TopicCorpus) -> Coverage:
-    """Per topic, how many papers match; and which papers match no topic."""
-    protected = vocabulary.term_words()
-    matched = np.zeros(len(corpus), dtype=bool)
-    counts: list[tuple[Topic, int]] = []
-    position = {int(pid): i for i, pid in enumerate(corpus.ids.tolist())}
-    for topic in vocabulary.topics:
-        found = match_topic(topic, corpus, protected, vocabulary)
-        counts.append((topic, len(found)))
-        matched[[position[int(pid)] for pid in found.ids.tolist()]] = True
-    matched[corpus.dead] = True  # dead entries are no papers
-    unmatched = tuple(int(pid) for pid in corpus.ids[~matched].tolist())
-    return Coverage(len(corpus) - len(corpus.dead), tuple(counts), unmatched)

@@ -14,14 +14,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paperbot.core.topics._corpus import FIELDS, FieldIndex, PosArray, TopicCorpus, build_corpus
+from paperbot.core.topics._feedback import Profile
 from paperbot.core.topics._matching import TopicMatches, match_topic
 from paperbot.core.topics._vocabulary import Vocabulary
 
-TOPICS_FORMAT = 3
+TOPICS_FORMAT = 4
 """Bumped whenever the arrays, the matching form or the matcher change: a
 stored corpus of another format is rebuilt instead of being misread, and its
 matches are not reused (2: pseudo-relevance feedback; 3: dead entries, and
-the watermark is (corpus version covered, max paper id))."""
+the watermark is (corpus version covered, max paper id); 4: each topic's
+feedback profile stored with its matches, the corpus-frequency sample by
+hash)."""
 
 _SEP = "\x00"
 
@@ -62,6 +65,19 @@ def corpus_arrays(
         yield f"match_{part}indptr", _indptr([len(ids) for ids, _ in lists])
         yield f"match_{part}ids", _concat([ids for ids, _ in lists], np.int64)
         yield f"match_{part}scores", _concat([scores for _, scores in lists], np.float64)
+    yield from _profile_arrays([m.profile for m in matches.values()])
+
+
+def _profile_arrays(profiles: Sequence[Profile]) -> Iterator[tuple[str, NDArray[Any]]]:
+    """Each topic's feedback profile: its terms and weights, and its counts
+    (clear matches, papers made over, papers changed since), so appended
+    papers are decided against it after a restart too."""
+    yield "profile_indptr", _indptr([len(p.weights) for p in profiles])
+    yield "profile_terms", pack_texts([term for p in profiles for term, _ in p.weights])
+    weights = [weight for p in profiles for _, weight in p.weights]
+    yield "profile_weights", np.asarray(weights, dtype=np.float64)
+    counts = [(p.clear, p.papers, p.since) for p in profiles]
+    yield "profile_counts", np.asarray(counts, dtype=np.int64).reshape(-1)
 
 
 def stored_form(
@@ -128,12 +144,27 @@ def matches_from_arrays(
         if len(indptr) != len(keys) + 1:
             raise ValueError("stored topic matches disagree on the number of topics")
         sides[part] = [(ids[a:b], scores[a:b]) for a, b in pairwise(indptr)]
+    profiles = _profiles(arrays, len(keys))
     return {
-        key: TopicMatches(ids, scores, near_ids, near_scores)
-        for key, (ids, scores), (near_ids, near_scores) in zip(
-            keys, sides[""], sides["near_"], strict=True
+        key: TopicMatches(ids, scores, near_ids, near_scores, profile)
+        for key, (ids, scores), (near_ids, near_scores), profile in zip(
+            keys, sides[""], sides["near_"], profiles, strict=True
         )
     }
+
+
+def _profiles(arrays: Mapping[str, NDArray[Any]], count: int) -> list[Profile]:
+    indptr = arrays["profile_indptr"].tolist()
+    terms = unpack_texts(arrays["profile_terms"])
+    weights = arrays["profile_weights"].astype(np.float64, copy=False).tolist()
+    counts = arrays["profile_counts"].astype(np.int64, copy=False).tolist()
+    if len(indptr) != count + 1 or len(counts) != 3 * count or len(terms) != len(weights):
+        raise ValueError("stored topic profiles disagree on the number of topics")
+    pairs = list(zip(terms, weights, strict=True))
+    return [
+        Profile(tuple(pairs[a:b]), *counts[3 * i : 3 * i + 3])
+        for i, (a, b) in enumerate(pairwise(indptr))
+    ]
 
 
 def _postings_arrays(
