@@ -16,6 +16,7 @@ import pickle
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,13 @@ from typing import Any
 from paperbot.core.models import PaperColumns
 from paperbot.core.search import SearchIndex, build_index_columns
 from paperbot.core.text import normalize_columns
-from paperbot.core.topics import Vocabulary, stored_form
+from paperbot.core.topics import (
+    Vocabulary,
+    build_corpus,
+    corpus_arrays,
+    match_topic,
+    vocabulary_fingerprint,
+)
 from paperbot.services import workers
 from paperbot.services.memory import release_free_memory
 from paperbot.storage import search_index
@@ -150,8 +157,22 @@ def build_index_from(files: tuple[str, ...]) -> SearchIndex:
 
 
 def topics_stored_form_from(files: tuple[str, ...], vocabulary: Vocabulary) -> dict[str, Any]:
-    """In a worker: the topic corpus and matches of the shared texts, stored form."""
-    part = read_texts(files)
-    rows = list(zip(part.columns.ids, part.normal_titles, part.normal_summaries, strict=True))
-    del part
-    return stored_form(rows, vocabulary, normal=True)
+    """In a worker: the topic corpus and matches of the shared texts, stored
+    form (`core.topics.stored_form`, with each normal form let go as soon as
+    its matching form is made: the corpus is then built and matched without
+    the ~40 MB of normal forms beside it)."""
+    corpus = build_corpus(_consumed(read_texts(files)), normal=True)
+    protected = vocabulary.term_words()
+    matches = {t.key: match_topic(t, corpus, protected, vocabulary) for t in vocabulary.topics}
+    return dict(corpus_arrays(corpus, matches, vocabulary_fingerprint(vocabulary)))
+
+
+def _consumed(part: _Part) -> Iterator[tuple[int, str, str]]:
+    """(id, normal title, normal summary) of each paper, each text dropped
+    from `part` once yielded."""
+    ids, titles, summaries = part.columns.ids, part.normal_titles, part.normal_summaries
+    for i, paper_id in enumerate(ids):
+        yield paper_id, titles[i], summaries[i]
+        titles[i] = summaries[i] = ""
+    for column in (titles, summaries, part.columns.titles, part.columns.venues):
+        column.clear()  # the raw titles and venues too: the corpus needs neither

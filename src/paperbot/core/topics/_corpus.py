@@ -108,18 +108,33 @@ def _char_postings(docs: list[str], chunk: int = 8192) -> dict[int, PosArray]:
         packed = (codes[cjk].astype(np.int64) << 32) | at[: len(codes)][cjk]
         packed.sort()
         pairs.append(packed[np.r_[True, packed[1:] != packed[:-1]]] if len(packed) else packed)
-    packed = np.concatenate(pairs) if pairs else np.zeros(0, dtype=np.int64)
-    del pairs
+    packed = _drain(pairs)
     if len(packed) == 0:
         return {}
     packed.sort()
-    codes = (packed >> 32).astype(np.uint32)
-    positions = (packed & 0xFFFFFFFF).astype(np.int32)
+    # The low 32 bits (a document position, < 2**31) cast straight to int32,
+    # then the codes shifted down in place: no full-size temporaries (at
+    # 100,000 papers each one is tens of MB in a worker already near its peak).
+    positions = packed.astype(np.int32)
+    packed >>= 32
+    starts = np.flatnonzero(np.r_[True, packed[1:] != packed[:-1]])
+    ends = np.append(starts[1:], len(packed)).tolist()
+    firsts = packed[starts].tolist()
     del packed
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-    ends = np.append(starts[1:], len(codes)).tolist()
-    firsts = codes[starts].tolist()
     return {code: positions[s:e] for code, s, e in zip(firsts, starts.tolist(), ends, strict=True)}
+
+
+def _drain(pairs: list[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
+    """`np.concatenate(pairs)`, each part freed once copied: the parts and
+    the whole never all exist at once. `pairs` is emptied."""
+    whole = np.empty(sum(len(p) for p in pairs), dtype=np.int64)
+    at = 0
+    pairs.reverse()
+    while pairs:
+        part = pairs.pop()
+        whole[at : at + len(part)] = part
+        at += len(part)
+    return whole
 
 
 def _postings(keys: npt.NDArray[np.integer[Any]], docs: PosArray) -> dict[int, PosArray]:
