@@ -3,6 +3,7 @@ values, the file gone once mapped; a small one crosses the pipe as is."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -58,3 +59,21 @@ def test_received_arrays_can_be_written_without_touching_the_file(
     before = path.read_bytes()
     got["ids"][0] = 99  # copy-on-write: the caller owns its arrays
     assert path.read_bytes() == before
+
+
+def test_a_spilled_results_texts_wait_in_the_file_not_the_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(worker_transfer, "OUT_OF_BAND_BYTES", 1)
+    texts = tuple(f"摘要 {i} " * 20 for i in range(2000))  # ~600 KB in the pickle
+
+    def with_texts() -> dict[str, Any]:
+        return {**result(), "texts": texts}
+
+    sent = run_and_spill(with_texts, str(tmp_path / "result"))
+    assert isinstance(sent, Spilled)
+    # What crosses the pipe: the file's name and where each part lies.
+    assert len(pickle.dumps(sent)) < 1_000
+    got: dict[str, Any] = receive(sent)
+    assert got["texts"] == texts
+    assert np.array_equal(got["ids"], result()["ids"])
