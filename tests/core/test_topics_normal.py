@@ -4,10 +4,13 @@ and all; vectorised CJK postings included."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from paperbot.core.text import normalize
 from paperbot.core.topics import build_corpus
+from paperbot.core.topics._corpus import _char_postings
+from paperbot.core.topics._keys import LATIN_LAST
 from tests.support.topics import assert_same_corpus
 
 PAPERS = [
@@ -33,3 +36,28 @@ def test_normal_texts_build_the_same_corpus(count: int) -> None:
 def test_char_postings_list_each_paper_once_in_order(char: str, positions: list[int]) -> None:
     corpus = build_corpus(PAPERS)
     assert corpus.summary.char_postings[char].tolist() == positions
+
+
+DOCS = [" 缩放 定律 scaling ", " ", " 路由 专家 路由 ", " 𠀀 定 ", "", " law 律 𠀀 定律 "]
+
+
+def plain_char_postings(docs: list[str]) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for position, doc in enumerate(docs):
+        for char in sorted({c for c in doc if c > LATIN_LAST}):
+            found.setdefault(char, []).append(position)
+    return dict(sorted(found.items()))
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 4, 2048])
+def test_char_postings_equal_a_plain_inverted_index_at_any_chunk(chunk: int) -> None:
+    # Chunks end mid-list, a chunk holds no CJK, a code point above U+FFFF.
+    got = _char_postings(DOCS, chunk)
+    assert {chr(k): v.tolist() for k, v in got.items()} == plain_char_postings(DOCS)
+    assert list(got) == sorted(got)
+    assert all(v.dtype == np.int32 for v in got.values())
+
+
+def test_char_postings_refuse_chunks_too_large_to_pack() -> None:
+    with pytest.raises(ValueError, match="2048"):
+        _char_postings(DOCS, 2049)

@@ -54,6 +54,13 @@ class TopicCorpus:
         return self.title if name == "title" else self.summary
 
 
+_DOC_BITS = 11
+_CHUNK_LIMIT = 1 << _DOC_BITS
+_DOC_MASK = _CHUNK_LIMIT - 1
+_CODES = 0x110000
+"""Every Unicode code point (21 bits): with 11 bits of document, 32."""
+
+
 def build_corpus(papers: Iterable[tuple[int, str, str]], normal: bool = False) -> TopicCorpus:
     """From (paper id, title, summary) triples (`normal`: title and summary
     are in `core.text.normalize`'s form already, as a load shares them with
@@ -93,48 +100,58 @@ def _build_field(docs: list[str]) -> FieldIndex:
     )
 
 
-def _char_postings(docs: list[str], chunk: int = 8192) -> dict[int, PosArray]:
+def _char_postings(docs: list[str], chunk: int = 2048) -> dict[int, PosArray]:
     """CJK character -> ascending positions of the documents holding it,
     over code points a chunk of documents at a time (a key holds only Latin
-    words, CJK runs and spaces: every character above `LATIN_LAST` is CJK)."""
-    pairs: list[npt.NDArray[np.int64]] = []
+    words, CJK runs and spaces: every character above `LATIN_LAST` is CJK).
+
+    A counting sort: each chunk's distinct (code, document) pairs packed in
+    4 bytes (21 bits of code point, 11 of document within the chunk), every
+    code's count summed, then each chunk's pairs put in their place in one
+    array of positions. At 100,000 papers (7 million pairs) this holds half
+    the memory one global sort of 8-byte pairs needs."""
+    if chunk > _CHUNK_LIMIT:
+        raise ValueError(f"chunks of at most {_CHUNK_LIMIT} documents")
+    counts = np.zeros(_CODES, dtype=np.int64)
+    parts: list[npt.NDArray[np.uint32]] = []
     for start in range(0, len(docs), chunk):
         part = docs[start : start + chunk]
         codes = np.frombuffer("\n".join(part).encode("utf-32-le"), dtype=np.uint32)
         lengths = np.fromiter((len(d) + 1 for d in part), dtype=np.int64, count=len(part))
-        at = np.repeat(np.arange(start, start + len(part), dtype=np.int64), lengths)
+        local = np.repeat(np.arange(len(part), dtype=np.uint32), lengths)[: len(codes)]
         cjk = codes > ord(LATIN_LAST)
-        # (code, document) packed in one int64: one sort groups and orders them.
-        packed = (codes[cjk].astype(np.int64) << 32) | at[: len(codes)][cjk]
-        packed.sort()
-        pairs.append(packed[np.r_[True, packed[1:] != packed[:-1]]] if len(packed) else packed)
-    packed = _drain(pairs)
+        packed = np.unique((codes[cjk] << _DOC_BITS) | local[cjk])
+        counts += np.bincount(packed >> _DOC_BITS, minlength=_CODES)
+        parts.append(packed)
+    ends = np.cumsum(counts)
+    cursor = ends - counts
+    present = np.flatnonzero(counts)
+    bounds = list(
+        zip(present.tolist(), cursor[present].tolist(), ends[present].tolist(), strict=True)
+    )
+    positions = np.empty(int(ends[-1]), dtype=np.int32)
+    parts.reverse()
+    start = 0
+    while parts:
+        _place(parts.pop(), start, positions, cursor)  # each part freed once placed
+        start += chunk
+    return {code: positions[s:e] for code, s, e in bounds}
+
+
+def _place(
+    packed: npt.NDArray[np.uint32], start: int, positions: PosArray, cursor: IntArray
+) -> None:
+    """One chunk's sorted (code, document) pairs into `positions`, each
+    code's after the ones already placed (`cursor`: where each code's next
+    position goes; advanced)."""
     if len(packed) == 0:
-        return {}
-    packed.sort()
-    # The low 32 bits (a document position, < 2**31) cast straight to int32,
-    # then the codes shifted down in place: no full-size temporaries (at
-    # 100,000 papers each one is tens of MB in a worker already near its peak).
-    positions = packed.astype(np.int32)
-    packed >>= 32
-    starts = np.flatnonzero(np.r_[True, packed[1:] != packed[:-1]])
-    ends = np.append(starts[1:], len(packed)).tolist()
-    firsts = packed[starts].tolist()
-    del packed
-    return {code: positions[s:e] for code, s, e in zip(firsts, starts.tolist(), ends, strict=True)}
-
-
-def _drain(pairs: list[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
-    """`np.concatenate(pairs)`, each part freed once copied: the parts and
-    the whole never all exist at once. `pairs` is emptied."""
-    whole = np.empty(sum(len(p) for p in pairs), dtype=np.int64)
-    at = 0
-    pairs.reverse()
-    while pairs:
-        part = pairs.pop()
-        whole[at : at + len(part)] = part
-        at += len(part)
-    return whole
+        return
+    codes = (packed >> _DOC_BITS).astype(np.int64)
+    firsts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    runs = np.diff(np.r_[firsts, len(codes)])
+    rank = np.arange(len(codes)) - np.repeat(firsts, runs)
+    positions[cursor[codes] + rank] = (packed & _DOC_MASK) + start
+    cursor[codes[firsts]] += runs
 
 
 def _postings(keys: npt.NDArray[np.integer[Any]], docs: PosArray) -> dict[int, PosArray]:
