@@ -124,7 +124,12 @@ class App:
         end of `paperbot load` (`keep_topics=False`: stored for the next
         start, not kept in this process)."""
         start = time.perf_counter()
-        index = await self.search.refresh()
+        if keep_topics:
+            live = (await self.search.refresh()).live
+        else:
+            # Not kept in this process either: an append is stored as a
+            # segment without reading the stored index.
+            live = (await self.search.prepare_stored()).papers
         index_seconds = time.perf_counter() - start
         topics_source = "skipped"
         if topics and not keep_topics:
@@ -135,9 +140,7 @@ class App:
             topics_source = self.topics.last_source or "current"
         status = self.search.last_status
         source = status.source if status is not None else "current"
-        return Prepared(
-            index.live, source, time.perf_counter() - start, index_seconds, topics_source
-        )
+        return Prepared(live, source, time.perf_counter() - start, index_seconds, topics_source)
 
     async def close(self) -> None:
         """Close the database; a second call does nothing (shutdown paths may overlap)."""

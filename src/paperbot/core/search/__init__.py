@@ -32,7 +32,15 @@ from paperbot.core.search._build import (
 )
 from paperbot.core.search._grams import char_grams, term_grams, word_grams, word_key
 from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
-from paperbot.core.search._persist import INDEX_FORMAT, from_arrays, iter_arrays, to_arrays
+from paperbot.core.search._persist import (
+    INDEX_FORMAT,
+    dead_after,
+    from_arrays,
+    iter_arrays,
+    segment_arrays,
+    segment_columns,
+    to_arrays,
+)
 from paperbot.core.search._query import (
     MAX_ALTERNATIVES,
     MAX_YEAR,
@@ -91,6 +99,7 @@ __all__ = [
     "build_index_columns",
     "char_grams",
     "concept_translations",
+    "dead_after",
     "expand_terms",
     "filter_mask",
     "from_arrays",
@@ -99,6 +108,8 @@ __all__ = [
     "rank",
     "rerank_one",
     "rerank_scores",
+    "segment_arrays",
+    "segment_columns",
     "stage1_scores",
     "suggest_titles",
     "term_grams",
