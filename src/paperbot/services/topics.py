@@ -16,10 +16,8 @@ import logging
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from paperbot.config import ConfigError
 from paperbot.core.models import Paper
@@ -35,20 +33,18 @@ from paperbot.core.topics import (
     VocabularyError,
     build_corpus,
     corpus_arrays,
-    corpus_from_arrays,
     coverage,
     explain,
     extend_matches,
     match_topic,
-    matches_from_arrays,
     parse_vocabulary,
     resolve,
     stored_form,
-    stored_mark,
     suggest,
     update_corpus,
     vocabulary_fingerprint,
 )
+from paperbot.services import topics_store
 from paperbot.services.search import COMPACT_SHARE
 from paperbot.services.workers import off_loop
 from paperbot.storage import papers, search_index
@@ -214,31 +210,25 @@ class TopicService:
         """The corpus (and the vocabulary topics' matches, into the cache)
         that `warm` stored last, whatever its version; None when absent or
         unreadable."""
-        tag = await search_index.stored_version(self.db, "topics")
-        if tag is None or tag[1] != TOPICS_FORMAT:
-            return None
-        stored = await search_index.load_index(self.db, "topics")
-        if stored is None or (stored.corpus_version, stored.format) != tag:
+        state = await topics_store.current_state(self.db)
+        if state is None:
             return None
         try:
-            corpus, found, mark = await asyncio.to_thread(self._decode, stored.arrays)
+            fingerprint = vocabulary_fingerprint(self.vocabulary)
+            loaded = await topics_store.load(self.db, state, fingerprint)
         except (KeyError, ValueError, UnicodeDecodeError) as exc:
             log.warning("stored topic corpus unreadable (%s); rebuilding", exc)
             return None
-        version = stored.corpus_version
+        if loaded is None:
+            return None
+        corpus, found, mark = loaded
+        version = state.version
         if mark is not None and mark[0] != version:
             mark = None  # not this corpus's watermark: only reused as it is
         self._matches.clear()
         self._matches.update(((version, "topic", key), m) for key, m in found.items())
         self._stored_version = version
         return _Snapshot(version, corpus, mark)
-
-    def _decode(
-        self, arrays: dict[str, NDArray[Any]]
-    ) -> tuple[TopicCorpus, dict[str, TopicMatches], tuple[int, int] | None]:
-        fingerprint = vocabulary_fingerprint(self.vocabulary)
-        found = matches_from_arrays(arrays, fingerprint)
-        return corpus_from_arrays(arrays), found, stored_mark(arrays)
 
     async def _save(self) -> None:
         """Store the current corpus and the vocabulary topics' matches (once
@@ -278,10 +268,15 @@ class TopicService:
         back instead of ~300 MB of objects at 100,000 papers). What can be
         extended is extended as `warm` does. Returns how it became current."""
         version = await papers.corpus_version(self.db)
-        tag = await search_index.stored_version(self.db, "topics")
-        if tag == (version, TOPICS_FORMAT):
+        state = await topics_store.current_state(self.db)
+        if state is not None and state.version == version:
             return "stored"
-        if self._snapshot is not None or tag is not None:
+        if self._snapshot is None and state is not None:
+            appended = await topics_store.append(self.db, version, self.vocabulary)
+            if appended is not None:
+                self.last_source = appended
+                return appended
+        if self._snapshot is not None or state is not None:
             await self.warm()
             return self.last_source or "current"
         columns = await search_index.paper_columns(self.db)

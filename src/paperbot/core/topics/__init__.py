@@ -19,9 +19,12 @@ papers).
 
 from paperbot.core.topics._append import (
     append_corpus,
+    apply_part,
     extend_matches,
     merge_matches,
+    part_matches,
     update_corpus,
+    with_part,
 )
 from paperbot.core.topics._bilingual import EXPANSION_WEIGHT, expand_bilingual
 from paperbot.core.topics._corpus import TopicCorpus, build_corpus
@@ -121,6 +124,7 @@ __all__ = [
     "Vocabulary",
     "VocabularyError",
     "append_corpus",
+    "apply_part",
     "background_sample",
     "build_corpus",
     "check_topic_text",
@@ -136,6 +140,7 @@ __all__ = [
     "matches_from_arrays",
     "merge_matches",
     "parse_vocabulary",
+    "part_matches",
     "resolve",
     "score_paper",
     "stored_form",
@@ -144,4 +149,5 @@ __all__ = [
     "term_key",
     "update_corpus",
     "vocabulary_fingerprint",
+    "with_part",
 ]
