@@ -158,9 +158,12 @@ async def save_appended(
 ) -> bool:
     """Store an index appended in this process (the stored one of version
     `covered` plus `segment`, from `core.segment_arrays`) as that segment
-    alone; False when the stored state is not the one it extends (the
-    caller saves it whole)."""
+    alone, or nothing when another process stored `version` already;
+    False when the stored state is not the one it extends (the caller
+    saves it whole)."""
     state = await current_state(db)
+    if state is not None and state.version == version:
+        return True  # another process stored this very version already
     if state is None or state.version != covered or len(state.segments) >= SEGMENT_LIMIT:
         return False
     return await _stack(db, state, segment, version) is not None

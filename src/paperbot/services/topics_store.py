@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paperbot.core.topics import (
+    FROZEN_PROFILE,
     TOPICS_FORMAT,
     TopicCorpus,
     TopicMatches,
@@ -30,11 +31,12 @@ from paperbot.core.topics import (
     corpus_from_arrays,
     matches_from_arrays,
     part_matches,
+    segment_matches,
     stored_mark,
     vocabulary_fingerprint,
     with_part,
 )
-from paperbot.services.search_store import COMPACT_SHARE, SEGMENT_LIMIT
+from paperbot.services import search_store
 from paperbot.storage import index_segments, search_index
 from paperbot.storage.backend import Database
 from paperbot.storage.index_segments import StoredState
@@ -99,7 +101,7 @@ def _with_segment(
     removed: Sequence[int],
     part_ids: NDArray[np.int64],
 ) -> dict[str, TopicMatches]:
-    new = matches_from_arrays(arrays, fp)
+    new = segment_matches(arrays, fp, found)
     return {
         key: with_part(m, new[key], removed, part_ids) for key, m in found.items() if key in new
     }
@@ -139,7 +141,11 @@ async def append(db: Database, version: int, vocabulary: Vocabulary) -> str | No
     matches for a topic, a stale profile, too many dead entries or
     segments, or another process stored meanwhile)."""
     state = await current_state(db)
-    if state is None or state.version >= version or len(state.segments) >= SEGMENT_LIMIT:
+    if (
+        state is None
+        or state.version >= version
+        or len(state.segments) >= search_store.SEGMENT_LIMIT
+    ):
         return None
     fp = vocabulary_fingerprint(vocabulary)
     light = await _light(db, state, fp)
@@ -149,7 +155,7 @@ async def append(db: Database, version: int, vocabulary: Vocabulary) -> str | No
     if any(topic.key not in found for topic in vocabulary.topics):
         return None
     changed = await search_index.changed_since(db, covered, max_id)
-    if dead + len(changed) > COMPACT_SHARE * max(1, size - dead):
+    if dead + len(changed) > search_store.COMPACT_SHARE * max(1, size - dead):
         return None
     columns = await search_index.paper_columns(db, after_id=max_id, changed_after=covered)
     rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
@@ -187,4 +193,9 @@ def _segment(
         if decided is None:
             return None
         new[key] = decided
-    return dict(corpus_arrays(part, new, vocabulary_fingerprint(vocabulary), mark))
+    arrays = dict(corpus_arrays(part, new, vocabulary_fingerprint(vocabulary), mark))
+    if all(new[key].profile.weights == found[key].profile.weights for key in new):
+        # Frozen: only their counts change (`segment_matches` fills them in).
+        for name in FROZEN_PROFILE:
+            del arrays[name]
+    return arrays

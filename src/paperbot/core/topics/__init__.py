@@ -70,10 +70,12 @@ from paperbot.core.topics._matching import (
     score_paper,
 )
 from paperbot.core.topics._persist import (
+    FROZEN_PROFILE,
     TOPICS_FORMAT,
     corpus_arrays,
     corpus_from_arrays,
     matches_from_arrays,
+    segment_matches,
     stored_form,
     stored_mark,
     vocabulary_fingerprint,
@@ -94,6 +96,7 @@ __all__ = [
     "EMPTY_TOPIC",
     "EXPANSION_WEIGHT",
     "FEEDBACK_REASON",
+    "FROZEN_PROFILE",
     "KEEP_FEEDBACK",
     "MAX_TOPIC_SCORE",
     "MIN_STRONG",
@@ -143,6 +146,7 @@ __all__ = [
     "part_matches",
     "resolve",
     "score_paper",
+    "segment_matches",
     "stored_form",
     "stored_mark",
     "suggest",
