@@ -34,6 +34,9 @@ from paperbot.storage.backend import Database
 from paperbot.storage.db import StorageError
 
 log = logging.getLogger(__name__)
+# Re-exported: callers import the result types and constants from here.
+__all__ = ["COMPACT_SHARE", "WATERMARK", "IndexStatus", "SearchHit", "SearchResult"]
+
 P = ParamSpec("P")
 R = TypeVar("R")
 

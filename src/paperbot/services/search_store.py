@@ -149,8 +149,8 @@ async def append(db: Database, version: int) -> tuple[int, str] | None:
         summaries=columns.summaries,
     )
     del columns
-    live = await _stack(db, state, arrays, version)
-    return None if live is None else (live, "appended")
+    stacked = await _stack(db, state, arrays, version)
+    return None if stacked is None else (stacked, "appended")
 
 
 async def save_appended(
