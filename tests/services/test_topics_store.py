@@ -107,3 +107,19 @@ async def test_past_the_segment_limit_a_full_save_compacts_them(
     await restarted.warm()
     assert restarted.last_source == "stored"
     await assert_same_state(restarted, in_process)
+
+
+async def test_an_append_in_process_is_stored_as_a_segment(db: Database, corpora: Path) -> None:
+    topics = await stored_base(db, corpora)
+    base = await rows(db, "search_index")
+    await load_pages(db, corpora / "one", limits=BENCH_LIMITS)
+    await topics.warm()
+    assert topics.last_source == "appended"
+    assert await rows(db, "search_index") == base
+    state = await topics_store.current_state(db)
+    assert state is not None
+    assert len(state.segments) == 1
+    restarted = service(db)
+    await restarted.warm()
+    assert restarted.last_source == "stored"
+    await assert_same_state(restarted, topics)

@@ -35,7 +35,6 @@ from paperbot.core.topics import (
     corpus_arrays,
     coverage,
     explain,
-    extend_matches,
     match_topic,
     parse_vocabulary,
     resolve,
@@ -103,6 +102,7 @@ class TopicService:
         self._matches: OrderedDict[tuple[int, TopicKind, str], TopicMatches] = OrderedDict()
         self._lock = asyncio.Lock()
         self._stored_version = -1
+        self._pending: topics_store.Pending | None = None
         self._save_lock = asyncio.Lock()
         self.last_source: str | None = None
         """How the corpus last became current: "appended", "stored" or "built"."""
@@ -191,19 +191,10 @@ class TopicService:
         corpus, part = await asyncio.to_thread(update_corpus, snapshot.corpus, changed, rows)
         old = {key[2]: found for key, found in self._matches.items() if key[1] == "topic"}
         self._matches.clear()
-        for key, found in old.items():
-            topic = self.vocabulary.get(key)
-            if topic is not None:
-                self._matches[(version, "topic", key)] = await asyncio.to_thread(
-                    extend_matches,
-                    found,
-                    topic,
-                    corpus,
-                    part,
-                    self._protected,
-                    self.vocabulary,
-                    removed=changed,
-                )
+        merged, self._pending = await asyncio.to_thread(
+            topics_store.extend_all, old, self.vocabulary, corpus, part, changed, (covered, version)
+        )
+        self._matches.update(((version, "topic", key), m) for key, m in merged.items())
         return corpus
 
     async def _load_stored(self) -> _Snapshot | None:
@@ -240,6 +231,12 @@ class TopicService:
             await self._save_snapshot(snapshot)
 
     async def _save_snapshot(self, snapshot: _Snapshot) -> None:
+        pending, mark = self._pending, snapshot.mark
+        if await topics_store.store_pending(
+            self.db, pending, snapshot.version, mark, self.vocabulary
+        ):
+            self._stored_version = snapshot.version
+            return
         found = {
             key[2]: m
             for key, m in self._matches.items()

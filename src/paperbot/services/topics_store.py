@@ -13,7 +13,9 @@ full save (`search_index.save_index`) writes one base and drops them.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,6 +31,7 @@ from paperbot.core.topics import (
     build_corpus,
     corpus_arrays,
     corpus_from_arrays,
+    match_topic,
     matches_from_arrays,
     part_matches,
     segment_matches,
@@ -39,7 +42,10 @@ from paperbot.core.topics import (
 from paperbot.services import search_store
 from paperbot.storage import index_segments, search_index
 from paperbot.storage.backend import Database
+from paperbot.storage.db import StorageError
 from paperbot.storage.index_segments import StoredState
+
+log = logging.getLogger(__name__)
 
 SCOPE = "topics"
 _MATCH_ARRAYS = {
@@ -166,7 +172,6 @@ async def append(db: Database, version: int, vocabulary: Vocabulary) -> str | No
     )
     if arrays is None:
         return None
-    arrays["removed"] = np.asarray(changed, dtype=np.int64)
     stored = await index_segments.append_segment(db, SCOPE, state, arrays, corpus_version=version)
     return "appended" if stored else None
 
@@ -193,9 +198,111 @@ def _segment(
         if decided is None:
             return None
         new[key] = decided
+    return segment_arrays(part, changed, new, found, vocabulary, mark)
+
+
+def segment_arrays(
+    part: TopicCorpus,
+    changed: Sequence[int],
+    new: Mapping[str, TopicMatches],
+    found: Mapping[str, TopicMatches],
+    vocabulary: Vocabulary,
+    mark: tuple[int, int],
+) -> dict[str, NDArray[Any]]:
+    """One append as a segment: the appended `part`, the ids it marks dead
+    (`changed`; the part's own ids die too), each topic's `new` matches
+    among the part (extending its `found` ones)."""
     arrays = dict(corpus_arrays(part, new, vocabulary_fingerprint(vocabulary), mark))
     if all(new[key].profile.weights == found[key].profile.weights for key in new):
         # Frozen: only their counts change (`segment_matches` fills them in).
         for name in FROZEN_PROFILE:
             del arrays[name]
+    arrays["removed"] = np.asarray(changed, dtype=np.int64)
     return arrays
+
+
+async def save_appended(
+    db: Database, covered: int, version: int, arrays: dict[str, NDArray[Any]]
+) -> bool:
+    """Store an append made in this process (from the stored state of
+    version `covered`) as a segment, or nothing when another process stored
+    `version` already; False when the stored state is another (the caller
+    saves whole)."""
+    state = await current_state(db)
+    if state is not None and state.version == version:
+        return True
+    if (
+        state is None
+        or state.version != covered
+        or len(state.segments) >= search_store.SEGMENT_LIMIT
+    ):
+        return False
+    return await index_segments.append_segment(db, SCOPE, state, arrays, corpus_version=version)
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """An append made in a process, until it is stored as a segment: the
+    version it went from and to, the ids marked dead, the appended part and
+    each topic's matches among it (and before it)."""
+
+    covered: int
+    version: int
+    changed: list[int]
+    part: TopicCorpus
+    parts: dict[str, TopicMatches]
+    old: dict[str, TopicMatches]
+
+
+def extend_all(
+    old: dict[str, TopicMatches],
+    vocabulary: Vocabulary,
+    corpus: TopicCorpus,
+    part: TopicCorpus,
+    changed: list[int],
+    versions: tuple[int, int],
+) -> tuple[dict[str, TopicMatches], Pending | None]:
+    """The `old` matches (by topic key) over `corpus`, which is their
+    corpus with `part` appended and `changed` dead, as `extend_matches`
+    makes them; and the append to store as a segment (None unless every
+    vocabulary topic was extended by its frozen profile)."""
+    protected = vocabulary.term_words()
+    merged: dict[str, TopicMatches] = {}
+    parts: dict[str, TopicMatches] | None = {}
+    for key, found in old.items():
+        topic = vocabulary.get(key)
+        if topic is None:
+            continue
+        decided = part_matches(found, topic, part, protected, vocabulary, removed=changed)
+        if decided is None:
+            parts = None
+            merged[key] = match_topic(topic, corpus, protected, vocabulary)
+        else:
+            merged[key] = with_part(found, decided, changed, part.ids)
+            if parts is not None:
+                parts[key] = decided
+    if parts is None or any(topic.key not in parts for topic in vocabulary.topics):
+        return merged, None
+    return merged, Pending(*versions, changed, part, parts, old)
+
+
+async def store_pending(
+    db: Database,
+    pending: Pending | None,
+    version: int,
+    mark: tuple[int, int] | None,
+    vocabulary: Vocabulary,
+) -> bool:
+    """Store the `pending` append as a segment when it made the corpus of
+    `version` (watermark `mark`) from the stored state; False when the
+    caller must save whole."""
+    if pending is None or pending.version != version or mark is None:
+        return False
+    arrays = segment_arrays(
+        pending.part, pending.changed, pending.parts, pending.old, vocabulary, mark
+    )
+    try:
+        return await save_appended(db, pending.covered, pending.version, arrays)
+    except StorageError as exc:
+        log.warning("could not store the topic corpus segment: %s", exc)
+        return False
