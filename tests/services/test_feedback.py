@@ -3,12 +3,14 @@ mutes resolve like subscriptions, personal /search order, more like this."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from paperbot.core.topics import TopicInputError
 from paperbot.services.app import App
 from paperbot.services.feedback import SERVER
-from tests.support.app import FIXED_NOW
+from tests.support.app import FIXED_NOW, settings_for
 
 GUILD, USER, OTHER = 1, 10, 11
 
@@ -87,3 +89,22 @@ async def test_summary_and_reset(loaded_app: App) -> None:
     assert (summary.likes, summary.dislikes, summary.model) == (1, 1, "rocchio")
     assert await app.feedback.reset(GUILD, USER) == 2
     assert not await app.feedback.has_votes(GUILD, USER)
+
+
+async def test_a_vote_through_another_process_orders_search_here(
+    loaded_app: App, tmp_path: Path
+) -> None:
+    # Sharded bots share one database: this process asked before the vote,
+    # so it must notice the vote without a restart.
+    app = loaded_app
+    corpus = await app.digest.corpus_arrays()
+    assert not await app.feedback.has_votes(GUILD, USER)
+    other = await App.open(settings_for(tmp_path / "paperbot.sqlite3"))
+    try:
+        await other.feedback.vote(GUILD, USER, int(corpus.ids[0]), 1, FIXED_NOW)
+        assert await app.feedback.has_votes(GUILD, USER)
+        assert not await app.feedback.has_votes(GUILD + 1, USER)
+        await other.feedback.reset(GUILD, USER)
+        assert not await app.feedback.has_votes(GUILD, USER)
+    finally:
+        await other.close()

@@ -78,9 +78,10 @@ class FeedbackService:
         self._db = db
         self._topics = topics
         self._search = search
-        # (guild, user) of every reader with votes: /search asks on every
-        # query, before it answers, so this must not wait on the database.
-        self._voters: set[tuple[int, int]] | None = None
+        # Per server, the readers with votes and the feedback version they
+        # were read at: /search asks on every query, so a reader's votes are
+        # re-read only when the server's version moved (another process too).
+        self._voters: dict[int, tuple[int, frozenset[int]]] = {}
         self._models: OrderedDict[ModelKey, ReaderModel] = OrderedDict()
         self._models_for: CorpusArrays | None = None
         self._concepts: tuple[CorpusArrays, NDArray[Any]] | None = None
@@ -96,11 +97,6 @@ class FeedbackService:
         outcome = await store.toggle_vote(self._db, guild_id, user_id, paper_id, value, now)
         if outcome is not None:
             await self._profiles.voted(guild_id, user_id, paper_id, value, outcome)
-        if self._voters is not None and outcome is not None:
-            if sum(await store.count_votes(self._db, guild_id, user_id)):
-                self._voters.add((guild_id, user_id))
-            else:
-                self._voters.discard((guild_id, user_id))
         log.info(
             "vote %+d by user %d in guild %d on paper %d: %s",
             value,
@@ -112,17 +108,19 @@ class FeedbackService:
         return outcome
 
     async def has_votes(self, guild_id: int, user_id: int) -> bool:
-        """Whether the reader voted here (one query for everyone, then memory)."""
-        if self._voters is None:
-            self._voters = await store.voters(self._db)
-        return (guild_id, user_id) in self._voters
+        """Whether the reader voted here: one row read per call (the server's
+        feedback version), the voters themselves only when it moved."""
+        version = await store.feedback_version(self._db, guild_id)
+        known = self._voters.get(guild_id)
+        if known is None or known[0] != version:
+            known = (version, await store.guild_voters(self._db, guild_id))
+            self._voters[guild_id] = known
+        return user_id in known[1]
 
     async def reset(self, guild_id: int, user_id: int) -> int:
         """Forget the reader's votes here; how many there were."""
         removed = await store.reset_votes(self._db, guild_id, user_id)
         await self._profiles.reset(guild_id, user_id, removed)
-        if self._voters is not None:
-            self._voters.discard((guild_id, user_id))
         return removed
 
     # --- mutes ----------------------------------------------------------------

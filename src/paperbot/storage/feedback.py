@@ -80,10 +80,12 @@ async def count_votes(db: Database, guild_id: int, user_id: int) -> tuple[int, i
     return (int(row[0]), int(row[1])) if row is not None else (0, 0)
 
 
-async def voters(db: Database) -> set[tuple[int, int]]:
-    """(guild, user) of every reader who has votes."""
-    rows = await db.fetch_all("SELECT DISTINCT guild_id, user_id FROM paper_votes")
-    return {(int(r[0]), int(r[1])) for r in rows}
+async def guild_voters(db: Database, guild_id: int) -> frozenset[int]:
+    """The readers who have votes in a server."""
+    rows = await db.fetch_all(
+        "SELECT DISTINCT user_id FROM paper_votes WHERE guild_id = ?", (guild_id,)
+    )
+    return frozenset(int(r[0]) for r in rows)
 
 
 async def reset_votes(db: Database, guild_id: int, user_id: int) -> int:
