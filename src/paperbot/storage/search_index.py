@@ -150,18 +150,6 @@ async def load_index(
     return StoredIndex(corpus_version=version[0], format=version[1], arrays=arrays)
 
 
-async def load_array(db: Database, name: str, scope: str = "index") -> NDArray[Any] | None:
-    """One small stored array (not split in parts), or None when absent:
-    read before deciding whether the whole index is worth reading."""
-    prefix = scope_condition(scope)[1]
-    row = await db.fetch_one(
-        "SELECT dtype, data FROM search_index WHERE name = ?", (prefix + name,)
-    )
-    if row is None:
-        return None
-    return np.frombuffer(bytes(row[1]), dtype=np.dtype(str(row[0]))).copy()
-
-
 async def changed_since(db: Database, version: int, max_id: int) -> list[int]:
     """Ids up to `max_id` of the papers a load changed, retired or brought
     back after corpus version `version` (an index covering that version holds
