@@ -51,7 +51,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_wheel_holds_vocabulary_example_config_and_license(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {"paperbot/data/topics.toml", "paperbot/data/paperbot.example.toml"} <= names
+    assert {
+        "paperbot/data/topics.toml",
+        "paperbot/data/paperbot.example.toml",
+        "paperbot/data/english_frequency.tsv",  # the search's general English word weights
+    } <= names
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     metadata = next(name for name in names if name.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()

@@ -156,7 +156,7 @@ async def test_unchanged_files_are_not_parsed_again(
     def must_not_parse(*_args: object) -> None:
         raise AssertionError("an unchanged file was parsed again")
 
-    monkeypatch.setattr("paperbot.services.corpus.parse_text", must_not_parse)
+    monkeypatch.setattr("paperbot.services.corpus_files.parse_text", must_not_parse)
     again = await load_pages(db, bundled_corpus)
     assert (again.entries, again.duplicates_merged) == (first.entries, first.duplicates_merged)
     assert (again.new, again.unchanged) == (0, first.new)

@@ -6,12 +6,25 @@ parse, merge, diff, write) over that. Then `paperbot load` in new processes
 (`bench/incremental.py`): the full build of the index and topic matches, and
 1% more papers on top (`more_vs_full_*`: time and peak RSS over the full
 build's, same run).
+
+`whole_*`: the whole `paperbot load` of the N new papers as the command runs
+it (worker processes included) in a fresh process on its own database, with
+where the time went: parse (read, parse, merge, plan), store (the papers
+written), search index, topic matches (those two side by side, one worker
+process each); its peak memory and its worker processes' (sampled); then the
+same pages reloaded unchanged. `whole_vs_baseline` is that job over the
+plain `executemany`.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
+import os
 import sqlite3
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -19,10 +32,11 @@ from typing import Any
 
 from paperbot.argtypes import positive_int
 from paperbot.bench import incremental
-from paperbot.bench.memory import peak_rss_mb
+from paperbot.bench.memory import TreePeak, peak_mb, peak_rss_mb
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.clock import utc_now
-from paperbot.services.app import open_database
+from paperbot.config import DatabaseSettings, Settings
+from paperbot.services.app import App, open_database
 from paperbot.services.corpus import CorpusService
 
 
@@ -55,6 +69,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         added = incremental.load_in_fresh_process(
             folder / "bench.sqlite3", folder / "more", topics=True
         )
+        whole = _load_in_fresh_process(folder / "whole.sqlite3", folder / "corpus")
     return {
         "papers": stored,
         "load_s": load_s,
@@ -65,6 +80,60 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         **{f"full_build_{k}": v for k, v in full.items()},
         **{f"more_new_process_{k}": v for k, v in added.items()},
         **incremental.ratios(added, full),
+        **{f"whole_{k}": v for k, v in whole.items()},
+        "whole_vs_baseline": whole["total_s"] / baseline_s,
+    }
+
+
+def _load_in_fresh_process(db_path: Path, corpus: Path) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "paperbot.bench.load", str(db_path), str(corpus)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+async def _load(db_path: Path, corpus: Path) -> dict[str, Any]:
+    """What `paperbot load` does (in the child process), timed by stage."""
+    app = await App.open(Settings(database=DatabaseSettings(path=db_path)))
+    try:
+        with TreePeak() as tree:
+            start = time.perf_counter()
+            report = await app.corpus.load(
+                [corpus], default_area="预训练", now=utc_now(), limits=BENCH_LIMITS
+            )
+            prepared = await app.prepare(keep_topics=False)
+            total = time.perf_counter() - start
+        # The load's own peak: the reload below runs with this load's index
+        # still in memory, as no `paperbot load` process would.
+        load_peak = peak_mb(os.getpid())
+        reload_start = time.perf_counter()
+        await app.corpus.load([corpus], default_area="预训练", now=utc_now(), limits=BENCH_LIMITS)
+        again = await app.prepare(keep_topics=False)
+        reload_s = time.perf_counter() - reload_start
+        stored = await app.corpus.paper_count()
+    finally:
+        await app.close()
+    return {
+        "papers": stored,
+        "total_s": total,
+        "parse_s": report.parse_seconds,
+        "store_s": report.store_seconds,
+        "search_index_s": prepared.index_seconds,
+        "topic_matches_s": prepared.topics_seconds,
+        "shared_texts_s": prepared.texts_seconds,
+        "prepare_s": prepared.seconds,
+        "index": prepared.index_source,
+        "topics": prepared.topics_source,
+        "reload_unchanged_s": reload_s,
+        "reload_topics": again.topics_source,
+        "reload_peak_rss_mb": peak_mb(os.getpid()),
+        "peak_rss_mb": load_peak,
+        "worker_peak_rss_mb": tree.worker_mb,
+        "tree_peak_rss_mb": tree.total_mb,
     }
 
 
@@ -88,3 +157,8 @@ def _baseline_insert(path: Path, papers: list[tuple[str, str]]) -> float:
         )
     conn.close()
     return time.perf_counter() - start
+
+
+if __name__ == "__main__":
+    figures = asyncio.run(_load(Path(sys.argv[1]), Path(sys.argv[2])))
+    sys.stdout.write(json.dumps(figures) + "\n")

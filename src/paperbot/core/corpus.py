@@ -19,7 +19,7 @@ import codecs
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from paperbot.core.models import Entry, PaperRecord, ParsedFile, Problem, Source
@@ -43,24 +43,9 @@ _HEADER_VENUE = re.compile(
 _PLAIN_VENUE = re.compile(r"^(?P<venue>[A-Za-z][A-Za-z-]{1,15})\s?(?P<year>(?:19|20)\d{2})$")
 _FILE_VENUE = re.compile(r"(?P<venue>[A-Za-z]+)[-_ ]?(?P<year>(?:19|20)\d{2})")
 # Known spellings; anything else keeps the file's own casing.
+_KNOWN_VENUES = ("NeurIPS", "ICML", "ICLR", "ACL", "EMNLP", "NAACL", "CVPR", "ICCV", "ECCV")
 _VENUE_NAMES = {
-    name.casefold(): name
-    for name in (
-        "NeurIPS",
-        "ICML",
-        "ICLR",
-        "ACL",
-        "EMNLP",
-        "NAACL",
-        "CVPR",
-        "ICCV",
-        "ECCV",
-        "AAAI",
-        "IJCAI",
-        "COLM",
-        "KDD",
-        "TMLR",
-    )
+    name.casefold(): name for name in (*_KNOWN_VENUES, "AAAI", "IJCAI", "COLM", "KDD", "TMLR")
 }
 _METADATA_MARKERS = ("同领域", "高频主题", "跨会议")
 
@@ -157,9 +142,14 @@ def _decode_replacing(data: bytes) -> tuple[str, list[int], int]:
 
 
 def parse_text(
-    text: str, file: str, default_area: str, limits: CorpusLimits | None = None
+    text: str,
+    file: str,
+    default_area: str,
+    limits: CorpusLimits | None = None,
+    key: Callable[[str], str] = title_key,
 ) -> ParsedFile:
-    """Parse one page in either layout, within `limits`."""
+    """Parse one page in either layout, within `limits` (`key`: how a
+    title's `title_key` is had, e.g. a load's `TitleKeys`)."""
     limits = limits or CorpusLimits()
     lines = [
         strip_invisible(line).strip() for line in _LINE_BREAK.split(text.removeprefix("\ufeff"))
@@ -180,7 +170,7 @@ def parse_text(
             f"({limits.max_entries_per_file}): skipped"
         )
         return ParsedFile(file, (), (Problem(file, None, reason),))
-    problems += _noise_warning(file, entries)
+    problems += _noise_warning(file, entries, key)
     return ParsedFile(file, tuple(entries), tuple(problems))
 
 
@@ -188,11 +178,13 @@ def parse_text(
 _NOISE_MIN_ENTRIES = 20
 
 
-def _noise_warning(file: str, entries: Sequence[Entry]) -> list[Problem]:
+def _noise_warning(
+    file: str, entries: Sequence[Entry], key: Callable[[str], str] = title_key
+) -> list[Problem]:
     """A warning when most "titles" repeat: a generated or corrupted page."""
     if len(entries) < _NOISE_MIN_ENTRIES:
         return []
-    distinct = len({title_key(e.title) for e in entries})
+    distinct = len({key(e.title) for e in entries})
     if distinct * 2 >= len(entries):
         return []
     reason = (
@@ -204,14 +196,11 @@ def _noise_warning(file: str, entries: Sequence[Entry]) -> list[Problem]:
 
 def _looks_like_noise(title: str) -> bool:
     """Mostly symbols or digits: letters are under half of the visible characters."""
-    # Word by word: a whole word of letters is counted at once (the usual
-    # case), only mixed words character by character. `split()` drops the
-    # same characters `isspace` does.
-    visible = letters = 0
-    for word in title.split():
-        visible += len(word)
-        letters += len(word) if word.isalpha() else sum(map(str.isalpha, word))
-    return letters * 2 < visible
+    # `split()` drops the same characters `isspace` does; letters are counted
+    # at once when all of them are (the usual title), else one by one in C.
+    visible = "".join(title.split())
+    letters = len(visible) if visible.isalpha() else sum(map(str.isalpha, visible))
+    return letters * 2 < len(visible)
 
 
 def _limit_problem(ctx: _Context, title: str, summaries: Sequence[str]) -> str | None:
@@ -386,11 +375,13 @@ def _entry(ctx: _Context, title: str, summaries: tuple[str, ...], line: int) -> 
     )
 
 
-def merge_entries(entries: Iterable[Entry]) -> list[PaperRecord]:
+def merge_entries(
+    entries: Iterable[Entry], key: Callable[[str], str] = title_key
+) -> list[PaperRecord]:
     """Group entries by normalised title; the first entry names the paper."""
     groups: dict[str, list[Entry]] = {}
     for entry in entries:
-        groups.setdefault(title_key(entry.title), []).append(entry)
+        groups.setdefault(key(entry.title), []).append(entry)
     return [_record(key, group) for key, group in groups.items()]
 
 

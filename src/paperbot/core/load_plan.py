@@ -3,7 +3,7 @@ decided from the parsed files and the stored records before any write."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from paperbot.core.corpus import merge_entries
@@ -33,8 +33,13 @@ def loaded_files(files: Sequence[ParsedFile]) -> list[ParsedFile]:
     return [f for f in files if f.entries or not f.problems]
 
 
-def plan_load(existing: Mapping[str, PaperRecord], files: Sequence[ParsedFile]) -> LoadPlan:
-    """Replace what the loaded files said before with what they say now.
+def plan_load(
+    existing: Mapping[str, PaperRecord],
+    files: Sequence[ParsedFile],
+    key: Callable[[str], str] = title_key,
+) -> LoadPlan:
+    """Replace what the loaded files said before with what they say now
+    (`key`: how a title's `title_key` is had, e.g. a load's `TitleKeys`).
 
     `existing` needs only the stored records the load can change: those with
     an entry from one of the files, or whose key one of the entries has.
@@ -44,8 +49,8 @@ def plan_load(existing: Mapping[str, PaperRecord], files: Sequence[ParsedFile]) 
     names = {f.file for f in loaded}
     fresh = [e for f in loaded for e in f.entries]
     kept = [e for r in existing.values() for e in r.entries if e.source.file not in names]
-    merged = {r.key: r for r in merge_entries(sorted([*kept, *fresh], key=_entry_order))}
-    touched = frozenset(title_key(e.title) for e in fresh)
+    merged = {r.key: r for r in merge_entries(sorted([*kept, *fresh], key=_entry_order), key)}
+    touched = frozenset(key(e.title) for e in fresh)
     inserts = tuple(r for k, r in merged.items() if k not in existing)
     updates = tuple(r for k, r in merged.items() if k in existing and existing[k] != r)
     unchanged = sum(1 for k in touched if k in existing and existing[k] == merged[k])

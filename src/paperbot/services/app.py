@@ -5,6 +5,7 @@ The bot and the CLI both build one `App`, so they run the same use-cases.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from paperbot.services.digest import DigestService, subscriber_audience
 from paperbot.services.digest_archive import DigestArchiveService
 from paperbot.services.feedback import FeedbackService
 from paperbot.services.library import LibraryService
+from paperbot.services.paper_texts import PaperTexts
 from paperbot.services.personal_digest import PersonalDigestService
 from paperbot.services.search import SearchService
 from paperbot.services.state import StateService
@@ -56,6 +58,11 @@ class Prepared:
     topics_source: str = "skipped"
     """How the topic corpus became current: "appended", "stored", "built",
     "current" (nothing to do) or "skipped" (`topics=False`)."""
+    topics_seconds: float = 0.0
+    """Seconds to the topic matches stored (side by side with the index when
+    `keep_topics=False`: then the two overlap)."""
+    texts_seconds: float = 0.0
+    """Of both: reading the papers and normalising their texts once (shared)."""
 
 
 @dataclass
@@ -124,23 +131,66 @@ class App:
         end of `paperbot load` (`keep_topics=False`: stored for the next
         start, not kept in this process)."""
         start = time.perf_counter()
+        if topics and not keep_topics:
+            return await self._prepare_stored(start)
         if keep_topics:
             live = (await self.search.refresh()).live
         else:
-            # Not kept in this process either: an append is stored as a
-            # segment without reading the stored index.
+            # Not kept in this process: an append is stored as a segment
+            # without reading the stored index.
             live = (await self.search.prepare_stored()).papers
         index_seconds = time.perf_counter() - start
         topics_source = "skipped"
-        if topics and not keep_topics:
-            topics_source = await self.topics.prepare_stored()
-        elif topics:
+        if topics:
             self.topics.last_source = None
             await self.topics.warm()
             topics_source = self.topics.last_source or "current"
         status = self.search.last_status
         source = status.source if status is not None else "current"
-        return Prepared(live, source, time.perf_counter() - start, index_seconds, topics_source)
+        seconds = time.perf_counter() - start
+        return Prepared(
+            live, source, seconds, index_seconds, topics_source, seconds - index_seconds
+        )
+
+    async def _prepare_stored(self, start: float) -> Prepared:
+        """`prepare(keep_topics=False)`: the search index and the topic
+        matches side by side (one worker process each), from the papers'
+        texts read and normalised once."""
+        texts = PaperTexts(self._db)
+
+        async def index_part() -> tuple[int, float]:
+            # An append is stored as a segment without reading the stored
+            # index (nor the texts: they are read only for a full build).
+            status = await self.search.prepare_stored(texts.search_index)
+            return status.papers, time.perf_counter() - start
+
+        async def topics_part() -> tuple[str, float]:
+            source = await self.topics.prepare_stored(texts)
+            return source, time.perf_counter() - start
+
+        index_task = asyncio.create_task(index_part())
+        topics_task = asyncio.create_task(topics_part())
+        try:
+            (size, index_seconds), (topics_source, topics_seconds) = await asyncio.gather(
+                index_task, topics_task
+            )
+        except BaseException:
+            # One failed (or the load was cancelled): stop the other too.
+            index_task.cancel()
+            topics_task.cancel()
+            raise
+        finally:
+            texts.close()
+        status = self.search.last_status
+        return Prepared(
+            size,
+            status.source if status is not None else "current",
+            time.perf_counter() - start,
+            index_seconds,
+            topics_source,
+            topics_seconds,
+            texts.seconds,
+        )
 
     async def close(self) -> None:
         """Close the database; a second call does nothing (shutdown paths may overlap)."""

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
+import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from paperbot.config import CorpusSettings
-from paperbot.core.corpus import PARSER_VERSION, CorpusLimits, decode_page, parse_text
+from paperbot.core.corpus import CorpusLimits
 from paperbot.core.load_plan import LoadPlan, loaded_files, plan_load
 from paperbot.core.models import FileSource, Paper, PaperColumns, ParsedFile, Problem, VenueCount
-from paperbot.core.text import title_key
-from paperbot.services.corpus_files import corpus_listing
+from paperbot.core.text import TitleKeys
+from paperbot.services.corpus_files import FileRead, corpus_listing, read_one
 from paperbot.storage import papers
 from paperbot.storage import search_index as index_store
 from paperbot.storage.backend import Database
@@ -47,6 +47,10 @@ class LoadReport:
     problems: tuple[Problem, ...] = field(default=())
     # What the load did that the counts do not say (a page replaced from another path, ...).
     notes: tuple[str, ...] = field(default=())
+    # Where the time went (the load benchmark's breakdown): reading, parsing
+    # and planning; writing the papers.
+    parse_seconds: float = field(default=0.0, compare=False)
+    store_seconds: float = field(default=0.0, compare=False)
 
     @property
     def clean(self) -> bool:
@@ -75,77 +79,6 @@ class LoadReport:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class _FileRead:
-    """One file's outcome: parsed, a problem, or unchanged since the last load
-    (or held back: then its stored papers are kept, as if unchanged)."""
-
-    path: Path
-    fingerprint: str | None
-    result: ParsedFile | Problem | None
-
-    @property
-    def name(self) -> str:
-        return self.path.name
-
-    def held(self) -> _FileRead:
-        return _FileRead(self.path, None, None)
-
-
-def _read_one(
-    path: Path, default_area: str, known: Mapping[str, str], limits: CorpusLimits
-) -> _FileRead:
-    try:
-        data = _read_within(path, limits.max_file_bytes)
-    except OSError as exc:
-        return _FileRead(
-            path, None, Problem(path.name, None, f"cannot read: {exc.strerror}: skipped")
-        )
-    if data is None:
-        size_mb = limits.max_file_bytes / (1024 * 1024)
-        reason = f"larger than corpus.max_file_mb ({size_mb:g} MB): skipped"
-        return _FileRead(path, None, Problem(path.name, None, reason))
-    fingerprint = file_fingerprint(data, default_area, limits)
-    if known.get(path.name) == fingerprint:
-        return _FileRead(path, fingerprint, None)
-    decoded = decode_page(data, path.name)
-    if isinstance(decoded, Problem):
-        return _FileRead(path, None, decoded)
-    text, bad_lines = decoded
-    parsed = parse_text(text, path.name, default_area, limits)
-    parsed = replace(parsed, problems=tuple(sorted((*bad_lines, *parsed.problems), key=_where)))
-    return _FileRead(path, fingerprint, parsed)
-
-
-def _where(problem: Problem) -> int:
-    return problem.line or 0
-
-
-def _read_within(path: Path, max_bytes: int) -> bytes | None:
-    """The file's bytes, or None when it is larger than `max_bytes` (read no
-    further than that, whatever the file claims its size is)."""
-    # In chunks: `read(max_bytes + 1)` allocates that much up front, which a
-    # generous limit (the benchmarks' 1 TB) turns into a MemoryError.
-    chunks: list[bytes] = []
-    size = 0
-    with path.open("rb") as handle:
-        while chunk := handle.read(min(_READ_CHUNK, max_bytes + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-    return None if size > max_bytes else b"".join(chunks)
-
-
-_READ_CHUNK = 1 << 20
-
-
-def file_fingerprint(data: bytes, default_area: str, limits: CorpusLimits | None = None) -> str:
-    """Changes when the bytes, the default area, the limits or the parser change."""
-    limits = limits or CorpusLimits()
-    digest = hashlib.sha256(f"{PARSER_VERSION}\0{default_area}\0{limits}\0".encode())
-    digest.update(data)
-    return digest.hexdigest()
-
-
 async def load_corpus(
     db: Database,
     paths: Sequence[Path],
@@ -166,6 +99,8 @@ async def load_corpus(
     folder file older than a load of that page from another path.
     """
     limits = limits or CorpusLimits()
+    started = time.perf_counter()
+    key = TitleKeys()  # every step below needs every title's key
     files, skipped = corpus_listing(paths)
     sources = await papers.file_sources(db)
     reads, notes = await _read_all(
@@ -175,15 +110,17 @@ async def load_corpus(
         sources if startup else {},
         progress,
         limits,
+        key,
     )
     held_back: list[Problem] = []
     if not allow_shrink:
-        reads, held_back = await _hold_back_shrunk(db, reads)
+        reads, held_back = await _hold_back_shrunk(db, reads, key)
     parsed = loaded_files([r.result for r in reads if isinstance(r.result, ParsedFile)])
     names = {f.file for f in parsed}
     notes += _replacements([r for r in reads if r.name in names], sources)
-    keys = {title_key(e.title) for f in parsed for e in f.entries}
-    plan = plan_load(await papers.records_touching(db, names, keys), parsed)
+    keys = {key(e.title) for f in parsed for e in f.entries}
+    plan = plan_load(await papers.records_touching(db, names, keys), parsed, key)
+    planned = time.perf_counter()
     await papers.apply_load(
         db,
         plan,
@@ -200,7 +137,12 @@ async def load_corpus(
         *held_back,
     ]
     problems += [p for r in reads if isinstance(r.result, ParsedFile) for p in r.result.problems]
-    return _load_report(len(files), plan, same_entries, same_keys, problems, notes)
+    report = _load_report(len(files), plan, same_entries, same_keys, problems, notes)
+    return replace(report, parse_seconds=planned - started, store_seconds=_since(planned))
+
+
+def _since(start: float) -> float:
+    return time.perf_counter() - start
 
 
 def _load_report(
@@ -243,12 +185,13 @@ async def _read_all(
     protected: Mapping[str, FileSource],
     progress: Callable[[Path], object] | None,
     limits: CorpusLimits,
-) -> tuple[list[_FileRead], list[str]]:
+    key: TitleKeys,
+) -> tuple[list[FileRead], list[str]]:
     """Read every file; a file older than a load of its page from elsewhere
     (`protected`: given for a start-up load) is held back with a warning."""
     reads, notes = [], []
     for path in files:
-        read = _read_one(path, default_area, known, limits)
+        read = read_one(path, default_area, known, limits, key)
         newer = _newer_load_elsewhere(read, protected.get(read.name))
         if newer is not None:
             log.warning("%s", newer)
@@ -262,7 +205,7 @@ async def _read_all(
     return reads, notes
 
 
-def _fingerprints(reads: Sequence[_FileRead], applied: Collection[str]) -> dict[str, str]:
+def _fingerprints(reads: Sequence[FileRead], applied: Collection[str]) -> dict[str, str]:
     """Fingerprints to store for the files applied. A file with problems gets
     an empty one, so the next load reads it again and reports the problems
     again: the exit code describes the corpus, not whether this run parsed it."""
@@ -288,8 +231,8 @@ def shrink_reason(before: Collection[str], after: Collection[str]) -> str | None
 
 
 async def _hold_back_shrunk(
-    db: Database, reads: list[_FileRead]
-) -> tuple[list[_FileRead], list[Problem]]:
+    db: Database, reads: list[FileRead], key: TitleKeys
+) -> tuple[list[FileRead], list[Problem]]:
     """Hold back every page that shrinks sharply, with a problem naming it."""
     pages = {
         f.file: f
@@ -298,11 +241,11 @@ async def _hold_back_shrunk(
     if not pages:
         return reads, []
     before = await papers.keys_by_file(db, pages)
-    kept: list[_FileRead] = []
+    kept: list[FileRead] = []
     problems: list[Problem] = []
     for read in reads:
         page = pages.get(read.name)
-        after = {title_key(e.title) for e in page.entries} if page else set()
+        after = {key(e.title) for e in page.entries} if page else set()
         reason = shrink_reason(before.get(read.name, set()), after) if page else None
         if reason is None:
             kept.append(read)
@@ -313,7 +256,7 @@ async def _hold_back_shrunk(
     return kept, problems
 
 
-def _newer_load_elsewhere(read: _FileRead, source: FileSource | None) -> str | None:
+def _newer_load_elsewhere(read: FileRead, source: FileSource | None) -> str | None:
     """Why a start-up load must not apply this changed folder file: the page
     was loaded by hand from another path after the file last changed."""
     if not isinstance(read.result, ParsedFile) or source is None:
@@ -330,7 +273,7 @@ def _newer_load_elsewhere(read: _FileRead, source: FileSource | None) -> str | N
     )
 
 
-def _replacements(applied: Sequence[_FileRead], sources: Mapping[str, FileSource]) -> list[str]:
+def _replacements(applied: Sequence[FileRead], sources: Mapping[str, FileSource]) -> list[str]:
     """One note, also logged, per page now replaced from a different path."""
     notes = []
     for read in applied:

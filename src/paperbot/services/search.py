@@ -14,7 +14,7 @@ import contextlib
 import itertools
 import logging
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ParamSpec, TypeVar
 
@@ -39,6 +39,7 @@ __all__ = ["COMPACT_SHARE", "WATERMARK", "IndexStatus", "SearchHit", "SearchResu
 
 P = ParamSpec("P")
 R = TypeVar("R")
+Builder = Callable[[], Awaitable[core.SearchIndex]]  # a full build made elsewhere (a load's)
 
 # How long a search waits for a rebuild after the corpus changed before it
 # answers from the previous index (small corpora rebuild well within this).
@@ -127,15 +128,15 @@ class SearchService:
             return False
         return self._version == await self._corpus_version()
 
-    async def refresh(self) -> core.SearchIndex:
+    async def refresh(self, build: Builder | None = None) -> core.SearchIndex:
         """Bring the index up to date now, waiting for any rebuild."""
         self.forget_version()
         version = await self._corpus_version()
         if self._index is not None and self._version == version:
             return self._index
-        return await self._refresh(version)
+        return await self._refresh(version, build)
 
-    async def _refresh(self, version: int) -> core.SearchIndex:
+    async def _refresh(self, version: int, build: Builder | None = None) -> core.SearchIndex:
         async with self._lock:
             if self._index is not None and self._version == version:
                 return self._index
@@ -144,11 +145,10 @@ class SearchService:
             if self._index is not None:
                 index = await self._catch_up(self._index, self._version, version)
             if index is None:
-                # With an index in memory, only a stored one of this very
-                # version (another process's load stored it) beats a build.
+                # With an index in memory only a stored one of this version (another's) wins.
                 index, source = await self._load_stored(version, exact=self._index is not None)
             if index is None:
-                index, source = await self._build_and_store(version), "built"
+                index, source = await self._build_and_store(version, build), "built"
             self._index, self._version = index, version
             self.last_status = IndexStatus(index.size, version, source, time.perf_counter() - start)
             log.info(
@@ -228,11 +228,11 @@ class SearchService:
             log.warning("could not store the search index segment: %s", exc)
         await self._save(index, version)
 
-    async def prepare_stored(self) -> IndexStatus:
+    async def prepare_stored(self, build: Builder | None = None) -> IndexStatus:
         """For `paperbot load`: the stored index current for the next start.
         Without an index in memory, an append is stored as a segment
         without reading the stored index (`search_store.append`); else, or
-        when that cannot be, as `refresh`."""
+        when that cannot be, as `refresh` (a full build by `build`)."""
         start = time.perf_counter()
         self.forget_version()
         version = await self._corpus_version()
@@ -243,7 +243,7 @@ class SearchService:
                 seconds = time.perf_counter() - start
                 self.last_status = IndexStatus(found[0], version, found[1], seconds)
                 return self.last_status
-        index = await self.refresh()
+        index = await self.refresh(build)
         source = self.last_status.source if self.last_status is not None else "current"
         return IndexStatus(index.live, version, source, time.perf_counter() - start)
 
@@ -284,27 +284,27 @@ class SearchService:
         changed = await index_store.changed_since(self._db, covered, max_id)
         return dead + len(changed) <= COMPACT_SHARE * max(1, live)
 
-    async def _build_and_store(self, version: int) -> core.SearchIndex:
-        # A load usually ran just before: hand its freed heap back first, so
-        # the build's peak does not stack on top of it.
+    async def _build_and_store(self, version: int, build: Builder | None) -> core.SearchIndex:
+        # After a load: its freed heap goes back first, so the build's peak does not stack on it.
         release_free_memory()
-        columns = await index_store.paper_columns(self._db)
-        size = len(columns.ids)
-        # In a worker process at scale (the build would hold the GIL for
-        # seconds); then the previous index cannot lend it its strings.
-        index = await off_loop(
-            size,
-            core.build_index_columns,
-            ids=columns.ids,
-            titles=columns.titles,
-            venues=columns.venues,
-            years=columns.years,
-            summaries=columns.summaries,
-            previous=self._index if size < WORKER_THRESHOLD else None,
-        )
-        del columns
-        # Serve the new index at once: the previous one is freed before the
-        # save instead of after it.
+        if build is not None:  # `paperbot load`'s, from the papers' normal forms worked out once
+            index = await build()
+        else:
+            columns = await index_store.paper_columns(self._db)
+            size = len(columns.ids)
+            # In a worker process at scale (else it holds the GIL for seconds): no string lending.
+            index = await off_loop(
+                size,
+                core.build_index_columns,
+                ids=columns.ids,
+                titles=columns.titles,
+                venues=columns.venues,
+                years=columns.years,
+                summaries=columns.summaries,
+                previous=self._index if size < WORKER_THRESHOLD else None,
+            )
+            del columns
+        # Serve the new index at once: the previous one is freed before the save, not after.
         self._index, self._version = index, version
         await self._save(index, version)
         release_free_memory()

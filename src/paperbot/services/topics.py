@@ -44,8 +44,9 @@ from paperbot.core.topics import (
     vocabulary_fingerprint,
 )
 from paperbot.services import topics_store
+from paperbot.services.paper_texts import PaperTexts, topics_stored_form_from
 from paperbot.services.search import COMPACT_SHARE
-from paperbot.services.workers import off_loop
+from paperbot.services.workers import off_lane, off_loop
 from paperbot.storage import papers, search_index
 from paperbot.storage.backend import Database
 from paperbot.storage.db import StorageError
@@ -258,12 +259,15 @@ class TopicService:
             return
         self._stored_version = snapshot.version
 
-    async def prepare_stored(self) -> str:
+    async def prepare_stored(self, texts: PaperTexts | None = None) -> str:
         """For `paperbot load`: the stored corpus and matches current for the
         next start, without keeping a fully built corpus in this process
         (the worker builds, matches and encodes it: ~80 MB of arrays cross
         back instead of ~300 MB of objects at 100,000 papers). What can be
-        extended is extended as `warm` does. Returns how it became current."""
+        extended is extended as `warm` does. Returns how it became current.
+        A full build takes the papers' normal forms from `texts` when given
+        (a load shares them with the search index), in worker lane 1 (the
+        search index builds in lane 0 meanwhile)."""
         version = await papers.corpus_version(self.db)
         state = await topics_store.current_state(self.db)
         if state is not None and state.version == version:
@@ -276,15 +280,28 @@ class TopicService:
         if self._snapshot is not None or state is not None:
             await self.warm()
             return self.last_source or "current"
-        columns = await search_index.paper_columns(self.db)
-        rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
-        del columns
-        if len(rows) < _THREAD_THRESHOLD:
-            await self.warm()
-            return self.last_source or "current"
-        arrays = await off_loop(len(rows), stored_form, rows, self.vocabulary)
-        mark = (version, rows[-1][0])  # rows come in id order
-        del rows
+        if texts is not None:
+            shared = await texts.get()
+            ids = shared.ids
+            if len(ids) < _THREAD_THRESHOLD:
+                await self.warm()
+                return self.last_source or "current"
+            arrays = await off_lane(
+                1, len(ids), topics_stored_form_from, shared.files, self.vocabulary
+            )
+            last_id = ids[-1]
+            del shared, ids
+        else:
+            columns = await search_index.paper_columns(self.db)
+            rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
+            del columns
+            if len(rows) < _THREAD_THRESHOLD:
+                await self.warm()
+                return self.last_source or "current"
+            arrays = await off_lane(1, len(rows), stored_form, rows, self.vocabulary)
+            last_id = rows[-1][0]
+            del rows
+        mark = (version, last_id)  # papers come in id order
         if await papers.corpus_version(self.db) != version:
             return "skipped"  # a load raced this one: the next start builds
         arrays["mark"] = np.asarray(mark, dtype=np.int64)

@@ -8,7 +8,9 @@ acknowledged within Discord's 3 seconds. A separate process competes for a
 core, never for the interpreter.
 
 One process at a time (the machine may have two cores; the loop needs one),
-started by `forkserver` with the heavy modules preloaded (no fork of a
+except where the loop has nothing else to do: `paperbot load` prepares the
+search index and the topic matches side by side, one worker process each
+(`in_lane`). Workers are started by `forkserver` with the heavy modules preloaded (no fork of a
 process holding threads and an open database), and replaced after each job
 (`max_tasks_per_child=1`) so a build's peak memory is handed back to the
 OS instead of being kept by a long-lived worker.
@@ -26,7 +28,18 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-__all__ = ["WORKER_THRESHOLD", "BrokenProcessPool", "in_worker", "off_loop", "shutdown_workers"]
+from paperbot.services import worker_transfer
+
+__all__ = [
+    "LANES",
+    "WORKER_THRESHOLD",
+    "BrokenProcessPool",
+    "in_lane",
+    "in_worker",
+    "off_lane",
+    "off_loop",
+    "shutdown_workers",
+]
 from typing import ParamSpec, TypeVar
 
 log = logging.getLogger(__name__)
@@ -35,9 +48,17 @@ R = TypeVar("R")
 
 # Imported once by the fork server, so each fresh worker starts in a fraction
 # of a second instead of importing numpy, OpenCC and rapidfuzz again.
-_PRELOAD = ["paperbot.core.search", "paperbot.core.topics", "paperbot.core.corpus"]
+_PRELOAD = [
+    "paperbot.core.search",
+    "paperbot.core.topics",
+    "paperbot.core.corpus",
+    "paperbot.services.paper_texts",
+]
 
-_pool: ProcessPoolExecutor | None = None
+LANES = 2
+"""Worker processes that can run at once, one per lane (lane 0 is `in_worker`'s)."""
+
+_pools: dict[int, ProcessPoolExecutor] = {}
 _pool_lock = threading.Lock()
 
 
@@ -49,12 +70,14 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-def _executor() -> ProcessPoolExecutor:
-    global _pool
+def _executor(lane: int) -> ProcessPoolExecutor:
     with _pool_lock:
-        if _pool is None:
-            _pool = ProcessPoolExecutor(max_workers=1, mp_context=_context(), max_tasks_per_child=1)
-        return _pool
+        pool = _pools.get(lane)
+        if pool is None:
+            pool = _pools[lane] = ProcessPoolExecutor(
+                max_workers=1, mp_context=_context(), max_tasks_per_child=1
+            )
+        return pool
 
 
 WORKER_THRESHOLD = 5_000
@@ -70,32 +93,56 @@ async def off_loop(size: int, fn: Callable[P, R], *args: P.args, **kwargs: P.kwa
     return await asyncio.to_thread(fn, *args, **kwargs)
 
 
+async def off_lane(
+    lane: int, size: int, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs
+) -> R:
+    """`off_loop` in worker lane `lane` (see `in_lane`)."""
+    if size >= WORKER_THRESHOLD:
+        return await in_lane(lane, fn, *args, **kwargs)
+    return await asyncio.to_thread(fn, *args, **kwargs)
+
+
 async def in_worker(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """`fn(*args, **kwargs)` in the worker process (arguments and result are
     pickled: pass columns and arrays, not open handles). A worker that died
     (killed, out of memory) is replaced and the job tried once more."""
+    return await in_lane(0, fn, *args, **kwargs)
+
+
+async def in_lane(lane: int, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """`in_worker` in the worker process of `lane` (0 to `LANES - 1`): jobs
+    in different lanes run at the same time, each on its own core."""
+    if not 0 <= lane < LANES:
+        raise ValueError(f"no worker lane {lane}")
     call = functools.partial(fn, *args, **kwargs)
+    path = worker_transfer.spill_path()
+    # Large arrays come back through a file, not the pipe (`worker_transfer`).
+    job = functools.partial(worker_transfer.run_and_spill, call, path)
     loop = asyncio.get_running_loop()
     try:
-        return await loop.run_in_executor(_executor(), call)
-    except BrokenProcessPool:
-        log.warning("the worker process died; starting a new one and retrying")
-        _discard_broken()
-        return await loop.run_in_executor(_executor(), call)
+        try:
+            result = await loop.run_in_executor(_executor(lane), job)
+        except BrokenProcessPool:
+            log.warning("the worker process died; starting a new one and retrying")
+            _discard_broken(lane)
+            worker_transfer.discard(path)
+            result = await loop.run_in_executor(_executor(lane), job)
+        return worker_transfer.receive(result)
+    finally:
+        worker_transfer.discard(path)
 
 
-def _discard_broken() -> None:
-    global _pool
+def _discard_broken(lane: int) -> None:
     with _pool_lock:
-        broken, _pool = _pool, None
+        broken = _pools.pop(lane, None)
     if broken is not None:
         broken.shutdown(wait=False, cancel_futures=True)
 
 
 def shutdown_workers() -> None:
-    """Stop the worker process (at exit; a later job starts a new one)."""
-    global _pool
+    """Stop the worker processes (at exit; a later job starts a new one)."""
     with _pool_lock:
-        pool, _pool = _pool, None
-    if pool is not None:
+        pools = list(_pools.values())
+        _pools.clear()
+    for pool in pools:
         pool.shutdown(wait=True, cancel_futures=True)

@@ -16,6 +16,9 @@ CORPUS_VERSION_KEY = "corpus_version"
 REWRITES_KEY = "corpus_rewrites"
 FINGERPRINT_PREFIX = "file_fingerprint:"
 SOURCE_PREFIX = "file_source:"
+#: Papers written by one load from which SQLite gets a larger page cache.
+BULK_ROWS = 10_000
+BULK_CACHE_KIB = 64 * 1024
 #: The columns `paper_from_row` reads, in its order.
 PAPER_COLUMNS = ("id", "title", "venue", "year", "area", "summaries", "entries")
 _PAPER_COLUMNS = ", ".join(PAPER_COLUMNS)
@@ -134,6 +137,7 @@ async def apply_load(
     async with db.transaction() as conn:
         # Processes starting together load the same pages: one at a time.
         await conn.lock("corpus-load")
+        cache_size = await _bulk_cache(db, conn, len(plan.inserts) + len(plan.updates))
         # Every paper this load writes is tagged with the version it makes:
         # a stored index knows from it which of its papers changed since.
         changed = await _next_version(conn)
@@ -150,6 +154,7 @@ async def apply_load(
         await conn.executemany(
             _UPDATE, ((*_row(r)[1:], stamp, changed, r.key) for r in plan.updates)
         )
+        await _restore_cache(conn, cache_size)
         await conn.executemany(
             "UPDATE papers SET retired_at = ?, updated_at = ?, changed_version = ? WHERE key = ?",
             [(stamp, stamp, changed, k) for k in plan.removals],
@@ -173,6 +178,24 @@ async def apply_load(
         if plan.updates or plan.removals:
             # Papers already indexed changed: an index cannot just append.
             await conn.execute(bump, (REWRITES_KEY,))
+
+
+async def _bulk_cache(db: Database, conn: Transaction, rows: int) -> int | None:
+    """For a bulk write on SQLite, a larger page cache (its key index
+    outgrows the 2 MB default, which then spills pages mid-transaction);
+    returns the size to set back afterwards (a long-running bot does not
+    keep the pages), or None when nothing changed."""
+    if db.dialect != "sqlite" or rows < BULK_ROWS:
+        return None
+    row = await conn.fetch_one("PRAGMA cache_size")
+    await conn.execute(f"PRAGMA cache_size=-{BULK_CACHE_KIB:d}")
+    return int(row[0]) if row else None
+
+
+async def _restore_cache(conn: Transaction, cache_size: int | None) -> None:
+    """Set back what `_bulk_cache` changed (nothing when it returned None)."""
+    if cache_size is not None:
+        await conn.execute(f"PRAGMA cache_size={cache_size:d}")
 
 
 async def _next_version(conn: Transaction) -> int:
@@ -226,6 +249,11 @@ async def venues(db: Database) -> list[VenueCount]:
     return [VenueCount(v, y, n) for v, y, n in await db.fetch_all(sql)]
 
 
+#: `json.dumps(value, ensure_ascii=False)` without building an encoder per
+#: call (that is what `dumps` does for any non-default option): the same text.
+_to_json = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _row(record: PaperRecord) -> tuple[Any, ...]:
     return (
         record.key,
@@ -233,8 +261,8 @@ def _row(record: PaperRecord) -> tuple[Any, ...]:
         record.venue,
         record.year,
         record.area,
-        json.dumps([_encode_entry(e) for e in record.entries], ensure_ascii=False),
-        json.dumps(record.summaries, ensure_ascii=False),
+        _to_json([_encode_entry(e) for e in record.entries]),
+        _to_json(record.summaries),
     )
 
 

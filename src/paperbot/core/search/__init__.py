@@ -30,6 +30,7 @@ from paperbot.core.search._build import (
     build_index_columns,
     title_acronyms,
 )
+from paperbot.core.search._general import english_idf, general_idf, zipf_frequency
 from paperbot.core.search._grams import char_grams, term_grams, word_grams, word_key
 from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
 from paperbot.core.search._persist import (
@@ -100,9 +101,11 @@ __all__ = [
     "char_grams",
     "concept_translations",
     "dead_after",
+    "english_idf",
     "expand_terms",
     "filter_mask",
     "from_arrays",
+    "general_idf",
     "iter_arrays",
     "parse_query",
     "rank",
@@ -122,4 +125,5 @@ __all__ = [
     "update_papers",
     "word_grams",
     "word_key",
+    "zipf_frequency",
 ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,13 +19,7 @@ from paperbot.core.search._grams import (
 )
 from paperbot.core.search._index import FieldIndex, SearchIndex
 from paperbot.core.search._weights import COMMON_DF
-from paperbot.core.text import (
-    collapse_whitespace,
-    has_cjk,
-    normalize,
-    strip_invisible,
-    to_simplified,
-)
+from paperbot.core.text import normalize, normalize_bulk
 
 # Title words for acronyms: a hyphenated compound counts as one word; a
 # colon or other punctuation ends the run.
@@ -52,20 +45,26 @@ def build_index_columns(
     years: Sequence[int],
     summaries: list[str],
     previous: SearchIndex | None = None,
+    normal_titles: Sequence[str] | None = None,
 ) -> SearchIndex:
     """Index papers given column-wise (no Paper objects: less memory at 100k).
 
     `summaries` is consumed: its items are replaced by their normal form.
-    With the `previous` index (a rebuild after a load), a paper whose
-    normalised text did not change shares the previous index's string
-    instead of holding a second copy while both indexes are alive.
+    With `normal_titles` (`normalize` of each title) the summaries are taken
+    as normalised already: a load works both out once for the search index
+    and the topic corpus. With the `previous` index (a rebuild after a
+    load), a paper whose normalised text did not change shares the previous
+    index's string instead of holding a second copy while both indexes are
+    alive.
     """
     reuse = _reuse_positions(previous, ids)
+    norms: Sequence[str | None] = normal_titles or [None] * len(titles)
     title_texts = tuple(
-        _reuse_text(_title_text(t), i, reuse, previous.titles if previous else ())
-        for i, t in enumerate(titles)
+        _reuse_text(_title_text(t, norm), i, reuse, previous.titles if previous else ())
+        for i, (t, norm) in enumerate(zip(titles, norms, strict=True))
     )
-    _normalize_bulk(summaries)
+    if normal_titles is None:
+        normalize_bulk(summaries)
     if previous is not None:
         for i, text in enumerate(summaries):
             summaries[i] = _reuse_text(text, i, reuse, previous.summaries)
@@ -104,10 +103,11 @@ def _reuse_text(text: str, i: int, reuse: list[int], previous: Sequence[str]) ->
     return text
 
 
-def _title_text(title: str) -> str:
-    """The normalised title plus the acronyms of its capitalised word runs,
-    so `DPO` finds "Direct Preference Optimization"."""
-    norm = normalize(title)
+def _title_text(title: str, norm: str | None = None) -> str:
+    """The normalised title (`norm`, when worked out already) plus the
+    acronyms of its capitalised word runs, so `DPO` finds "Direct
+    Preference Optimization"."""
+    norm = normalize(title) if norm is None else norm
     extra = [a for a in title_acronyms(title) if a not in norm.split()]
     return f"{norm} {' '.join(extra)}" if extra else norm
 
@@ -123,7 +123,9 @@ def title_acronyms(title: str) -> list[str]:
         if word[:1].isupper():
             run.append(word)
             continue
-        found.extend(_run_acronyms(run))
+        # A run of one unhyphenated word (or none, most of them) gives nothing.
+        if len(run) > 1 or (run and "-" in run[0]):
+            found.extend(_run_acronyms(run))
         run = []
     return list(dict.fromkeys(found))
 
@@ -139,26 +141,8 @@ def _run_acronyms(run: list[str]) -> list[str]:
     return out
 
 
-def _normalize_bulk(texts: list[str], chunk: int = 1000) -> None:
-    """`normalize` over many texts in place, a chunk per call (a third
-    faster; in place so raw and normal forms never coexist in full).
-
-    A private-use separator survives NFKC, case folding and OpenCC
-    unchanged. Chunks keep the joined strings small, and OpenCC is called
-    around `to_simplified`'s cache, which would keep every chunk alive.
-    """
-    sep = "\ue000"
-    for start in range(0, len(texts), chunk):
-        part = texts[start : start + chunk]
-        joined = unicodedata.normalize("NFKC", strip_invisible(sep.join(part))).casefold()
-        if has_cjk(joined):
-            joined = to_simplified.__wrapped__(joined)
-        pieces = joined.split(sep)
-        del joined
-        if len(pieces) != len(part) or any(sep in t for t in part):
-            texts[start : start + len(part)] = [normalize(t) for t in part]
-        else:
-            texts[start : start + len(part)] = [collapse_whitespace(p) for p in pieces]
+#: Kept under its old name for the modules that import it from here.
+_normalize_bulk = normalize_bulk
 
 
 def build_field(
@@ -186,11 +170,12 @@ def build_field(
         raise ValueError(f"too many papers for one index: {n}")
     if common_cps is None:
         common_cps = common_cjk_chars(texts)
+    words = _WordGrams()
     # Pass 1: the vocabulary and each gram's document frequency.
     seen: list[NDArray[np.int64]] = []
     seen_counts: list[NDArray[np.int64]] = []
     for start in range(0, n, chunk):
-        grams, _ = _chunk_pairs(texts, start, chunk, doc_bits, common_cps)
+        grams, _ = _chunk_pairs(texts, start, chunk, doc_bits, common_cps, words)
         first = run_starts(grams)
         seen.append(grams[first])
         seen_counts.append(np.diff(np.append(first, len(grams))))
@@ -209,7 +194,7 @@ def build_field(
     docs = np.empty(int(indptr[-1]), dtype=np.int32)
     cursor = indptr[:-1].copy()
     for start in range(0, n, chunk):
-        grams, papers = _chunk_pairs(texts, start, chunk, doc_bits, common_cps)
+        grams, papers = _chunk_pairs(texts, start, chunk, doc_bits, common_cps, words)
         first = run_starts(grams)
         gram_at = np.searchsorted(keys, grams[first])
         run = np.diff(np.append(first, len(grams)))
@@ -233,10 +218,11 @@ def _chunk_pairs(
     chunk: int,
     doc_bits: int,
     common_cps: NDArray[np.int64],
+    words: _WordGrams | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
     """One chunk's distinct (gram, paper) pairs sorted by gram then paper,
     without the unigrams of common characters."""
-    part = _packed_chunk(texts, start, chunk, doc_bits)
+    part = _packed_chunk(texts, start, chunk, doc_bits, words)
     grams = part >> doc_bits
     if len(common_cps):
         unigram = (grams >> TAG_SHIFT) == UNIGRAM
@@ -272,11 +258,32 @@ def common_cjk_chars(
     return np.flatnonzero(df > COMMON_DF * len(sample)).astype(np.int64)
 
 
-def _packed_chunk(texts: Sequence[str], start: int, chunk: int, doc_bits: int) -> NDArray[np.int64]:
+class _WordGrams:
+    """Word grams shared by `build_field`'s two passes: each word stemmed and
+    hashed once per field (not once per chunk), each chunk's word grams
+    worked out in the first pass and taken in the second (a few bytes per
+    word of a paper; the character grams are cheap to compute again)."""
+
+    def __init__(self) -> None:
+        self.keys: dict[str, int] = {}
+        self._chunks: dict[int, tuple[NDArray[np.int64], NDArray[np.int32]]] = {}
+
+    def of_chunk(
+        self, texts: Sequence[str], start: int
+    ) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+        found = self._chunks.pop(start, None)
+        if found is None:
+            found = self._chunks[start] = word_grams(texts, self.keys)
+        return found
+
+
+def _packed_chunk(
+    texts: Sequence[str], start: int, chunk: int, doc_bits: int, words: _WordGrams | None = None
+) -> NDArray[np.int64]:
     """Sorted, de-duplicated (gram << doc_bits | paper) of one chunk of texts."""
     sub = texts[start : start + chunk]
     keys, docs = char_grams(sub)
-    word_keys, word_docs = word_grams(sub)
+    word_keys, word_docs = word_grams(sub) if words is None else words.of_chunk(sub, start)
     packed = np.concatenate(
         [
             (keys << doc_bits) | (docs.astype(np.int64) + start),

@@ -82,19 +82,21 @@ def char_grams(texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int3
     )
 
 
-def word_grams(texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
-    """Stemmed Latin words as stable hashed keys (same in every process)."""
-    cache: dict[str, int] = {}
+def word_grams(
+    texts: Sequence[str], cache: dict[str, int] | None = None
+) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+    """Stemmed Latin words as stable hashed keys (same in every process);
+    `cache` (word -> key) may be shared by calls over one field's chunks."""
+    cache = {} if cache is None else cache
     keys: list[int] = []
     counts: list[int] = []
     for text in texts:
         words = set(latin_words(text))
         counts.append(len(words))
-        for word in words:
-            key = cache.get(word)
-            if key is None:
-                key = cache[word] = word_key(word)
-            keys.append(key)
+        # Set and map operations run in C: only new words reach Python code.
+        for word in words.difference(cache):
+            cache[word] = word_key(word)
+        keys.extend(map(cache.__getitem__, words))
     docs = np.repeat(np.arange(len(texts), dtype=np.int32), counts)
     return np.array(keys, dtype=np.int64), docs
 

@@ -165,9 +165,12 @@ def _without_cjk_questions(words: Sequence[str]) -> list[str]:
 def _content_terms(terms: Sequence[Term]) -> tuple[Term, ...]:
     """The terms without noise and question words; the question words stay
     when nothing else would (`what` alone is still a search)."""
+    # A word with aliases is filtered like any other: a translation makes a
+    # stop or question word no more a topic (`can` <-> 能够 would lift every
+    # paper saying 能够).
     real = [t if t.alternatives else _without_cjk_particles(t) for t in terms]
-    real = [t for t in real if t.alternatives or not _is_noise(t.text)]
-    content = [t for t in real if t.alternatives or not is_question_word(t.text)]
+    real = [t for t in real if not _is_noise(t.text)]
+    content = [t for t in real if not is_question_word(t.text)]
     return tuple(content or real)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from paperbot.core.search._general import english_idf, general_idf
 from paperbot.core.search._grams import TAG_SHIFT, UNIGRAM, term_grams
 from paperbot.core.search._index import FieldIndex, SearchIndex
 from paperbot.core.search._query import Term
@@ -51,12 +52,21 @@ class TermScores:
 
 def term_scores(index: SearchIndex, term: Term) -> TermScores:
     """IDF-weighted share of the term's grams each paper holds, title hits
-    above summary hits; an alias lifts a paper to 0.6 of a direct match."""
+    above summary hits; an alias lifts a paper to 0.6 of a direct match.
+
+    An English word with translations weighs no more than its commonest
+    translation: the corpus's English is mostly titles, so `inputs` looks
+    rare where its 输入, read from the summaries, shows a word every other
+    paper says. (Not the reverse: a Chinese word's summary IDF is the
+    reliable one.) Its translations count with that weight too."""
     direct = _text_scores(index, term.text)
-    scores = direct.scores
+    scores, idf = direct.scores, direct.weight
     for alt in term.alternatives:
-        np.maximum(scores, term.weight_of(alt) * _text_scores(index, alt).scores, out=scores)
-    return TermScores(scores, direct.weight)
+        found = _text_scores(index, alt)
+        np.maximum(scores, term.weight_of(alt) * found.scores, out=scores)
+        if alt in term.translations and term.text.isascii():
+            idf = min(idf, found.weight)
+    return TermScores(scores, idf)
 
 
 def stage1_scores(
@@ -106,8 +116,11 @@ def stage1_scores(
 def term_weight(term: Term, idf: float) -> float:
     """How much a term counts in the query, from its mean IDF: common terms
     count less than their IDF alone says (IDF x IDF / `IDF_FULL` below it),
-    so the rare content words decide; generic words (model, 方法) and
+    so the rare content words decide; an English word's IDF is pulled
+    toward the one its general English frequency gives (`small` is no rare
+    word, even where few titles say it); generic words (model, 方法) and
     question words left in a query count a fifth of that."""
+    idf = english_idf(idf, general_idf(term.text))
     weight = idf * min(1.0, idf / IDF_FULL)
     if term.text in GENERIC_WORDS or is_question_word(term.text):
         weight *= GENERIC_FACTOR

@@ -15,6 +15,11 @@ COMMON_DF = 0.25
 # A term's weight is its mean IDF, squashed below this IDF (a gram in some
 # 5% of papers) so very common terms weigh little in both stages.
 IDF_FULL = 3.0
+# An English word's IDF is pulled toward the IDF it would have over English
+# abstracts of this many words, from its general English frequency
+# (`_general`): the corpus's English is mostly titles, too thin to show
+# that `small` or `real` is an everyday word.
+ABSTRACT_WORDS = 250
 # Generic words (model, 方法) and question words kept in a query.
 GENERIC_FACTOR = 0.2
 MIN_TERM_WEIGHT = 0.02

@@ -20,7 +20,13 @@ first character tells a Latin word from a CJK run."""
 
 def term_key(text: str) -> str:
     """The matching form of any text: normalised tokens, Latin words folded."""
-    return " ".join([t if is_cjk_token(t) else fold_word(t) for t in tokens(normalize(text))])
+    return normal_term_key(normalize(text))
+
+
+def normal_term_key(normal: str) -> str:
+    """`term_key` of a text already in `core.text.normalize`'s form."""
+    # `is_cjk_token` inlined: this runs for every word of every paper.
+    return " ".join([t if t[0] > LATIN_LAST else fold_word(t) for t in tokens(normal)])
 
 
 def is_cjk_token(token: str) -> bool:
@@ -38,6 +44,7 @@ def needle(key: str) -> str:
     return f"{lead}{key}{trail}"
 
 
-def document(text: str) -> str:
-    """A field's key padded with spaces so every Latin word has spaces around it."""
-    return f" {term_key(text)} "
+def document(text: str, normal: bool = False) -> str:
+    """A field's key padded with spaces so every Latin word has spaces around
+    it (`normal`: the text is in `core.text.normalize`'s form already)."""
+    return f" {normal_term_key(text) if normal else term_key(text)} "

@@ -81,13 +81,13 @@ def _profile_arrays(profiles: Sequence[Profile]) -> Iterator[tuple[str, NDArray[
 
 
 def stored_form(
-    papers: Sequence[tuple[int, str, str]], vocabulary: Vocabulary
+    papers: Sequence[tuple[int, str, str]], vocabulary: Vocabulary, normal: bool = False
 ) -> dict[str, NDArray[Any]]:
     """The corpus of these papers and every vocabulary topic's matches, built
     and matched, in their stored form (no watermark: the caller sets "mark").
     For a worker process: the arrays cross back in a fraction of the memory
-    the corpus's Python objects take."""
-    corpus = build_corpus(papers)
+    the corpus's Python objects take. `normal` as for `build_corpus`."""
+    corpus = build_corpus(papers, normal)
     protected = vocabulary.term_words()
     matches = {t.key: match_topic(t, corpus, protected, vocabulary) for t in vocabulary.topics}
     return dict(corpus_arrays(corpus, matches, vocabulary_fingerprint(vocabulary)))

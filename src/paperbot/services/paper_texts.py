@@ -1,0 +1,157 @@
+"""The papers' texts in normal form, read and normalised once for a load
+that builds both the search index and the topic corpus from scratch.
+
+Both start from `core.text.normalize` of every title and summary; at
+100,000 papers that is seconds of NFKC, case folding and OpenCC, so it is
+worked out once and shared: split in two halves, one per worker process.
+The normal forms never pass through this process: each half is written to
+a private temporary file, and the two builders (worker processes too) read
+the files. This process holds the stored columns alone, once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from paperbot.core.models import PaperColumns
+from paperbot.core.search import SearchIndex, build_index_columns
+from paperbot.core.text import normalize_columns
+from paperbot.core.topics import Vocabulary, stored_form
+from paperbot.services import workers
+from paperbot.services.memory import release_free_memory
+from paperbot.storage import search_index
+from paperbot.storage.backend import Database
+
+
+@dataclass(frozen=True, slots=True)
+class SharedTexts:
+    """Every live paper's id in id order; the rest (the stored columns and
+    the normal form of each title and summary) is in `files`, in order."""
+
+    ids: list[int]
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    """What one file holds: stored columns and normal forms of some papers."""
+
+    columns: PaperColumns
+    normal_titles: list[str]
+    normal_summaries: list[str]
+
+
+class PaperTexts:
+    """Read and normalised on first `get`, then shared by every caller;
+    `close` removes the files."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._lock = asyncio.Lock()
+        self._value: SharedTexts | None = None
+        self._folder: str | None = None
+        self.seconds = 0.0
+        """How long reading and normalising took."""
+
+    async def get(self) -> SharedTexts:
+        async with self._lock:
+            if self._value is None:
+                start = time.perf_counter()
+                columns = await search_index.paper_columns(self._db)
+                self._folder = tempfile.mkdtemp(prefix="paperbot-texts-")
+                files = await _normalize_into(columns, Path(self._folder))
+                self._value = SharedTexts(columns.ids, files)
+                del columns
+                release_free_memory()  # the columns: only the ids stay
+                self.seconds = time.perf_counter() - start
+            return self._value
+
+    async def search_index(self) -> SearchIndex:
+        """The search index of these papers, built in worker lane 0."""
+        shared = await self.get()
+        return await workers.off_lane(0, len(shared.ids), build_index_from, shared.files)
+
+    def close(self) -> None:
+        self._value = None
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
+
+
+async def _normalize_into(columns: PaperColumns, folder: Path) -> tuple[str, ...]:
+    """The columns and their normal forms into files: at scale a part per
+    worker lane, at the same time."""
+    size = len(columns.ids)
+    lanes = workers.LANES if size >= workers.WORKER_THRESHOLD else 1
+    step = max(1, -(-size // lanes))
+    files = tuple(str(folder / f"part-{lane}") for lane in range(lanes))
+    parts = [_slice(columns, lane * step, (lane + 1) * step) for lane in range(lanes)]
+    await asyncio.gather(
+        *(
+            workers.off_lane(lane, size, normalize_to_file, part, files[lane])
+            for lane, part in enumerate(parts)
+        )
+    )
+    return files
+
+
+def _slice(columns: PaperColumns, start: int, end: int) -> PaperColumns:
+    return PaperColumns(
+        ids=columns.ids[start:end],
+        titles=columns.titles[start:end],
+        venues=columns.venues[start:end],
+        years=columns.years[start:end],
+        summaries=columns.summaries[start:end],
+    )
+
+
+def normalize_to_file(columns: PaperColumns, path: str) -> None:
+    """In a worker: some papers' columns and normal forms, written to `path`."""
+    titles, summaries = normalize_columns(list(columns.titles), columns.summaries)
+    columns.summaries = []  # normalised in place: the raw ones are not needed
+    with Path(path).open("xb") as out:
+        pickle.dump(_Part(columns, titles, summaries), out, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def read_texts(files: tuple[str, ...]) -> _Part:
+    """Every paper's columns (no raw summaries) and normal forms that
+    `normalize_to_file` wrote, in order."""
+    whole = _Part(PaperColumns(), [], [])
+    for path in files:
+        with Path(path).open("rb") as source:
+            # Written by this load's own workers into its private folder.
+            part: _Part = pickle.load(source)
+        for name in ("ids", "titles", "venues", "years"):
+            getattr(whole.columns, name).extend(getattr(part.columns, name))
+        whole.normal_titles.extend(part.normal_titles)
+        whole.normal_summaries.extend(part.normal_summaries)
+    return whole
+
+
+def build_index_from(files: tuple[str, ...]) -> SearchIndex:
+    """In a worker: the search index of the shared texts."""
+    part = read_texts(files)
+    columns = part.columns
+    return build_index_columns(
+        ids=columns.ids,
+        titles=columns.titles,
+        venues=columns.venues,
+        years=columns.years,
+        summaries=part.normal_summaries,
+        normal_titles=part.normal_titles,
+    )
+
+
+def topics_stored_form_from(files: tuple[str, ...], vocabulary: Vocabulary) -> dict[str, Any]:
+    """In a worker: the topic corpus and matches of the shared texts, stored form."""
+    part = read_texts(files)
+    rows = list(zip(part.columns.ids, part.normal_titles, part.normal_summaries, strict=True))
+    del part
+    return stored_form(rows, vocabulary, normal=True)
