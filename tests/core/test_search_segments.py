@@ -3,6 +3,8 @@ and the dead positions an append leaves (`dead_after`), without the index."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,7 @@ from paperbot.core import search as core
 @pytest.mark.parametrize("count", [0, 1, 40])
 def test_a_segment_comes_back_as_the_append_it_stores(count: int) -> None:
     papers = synthetic_papers(count)
-    columns = {
+    columns: dict[str, Any] = {
         "removed": [3, 9],
         "ids": [100 + i for i in range(count)],
         "titles": [t for t, _ in papers],
