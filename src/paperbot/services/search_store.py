@@ -25,7 +25,19 @@ from paperbot.storage import search_index as index_store
 from paperbot.storage.backend import Database
 from paperbot.storage.index_segments import StoredState
 
-__all__ = ["COMPACT_SHARE", "SEGMENT_LIMIT", "WATERMARK", "StoredState"]
+__all__ = [
+    "COMPACT_SHARE",
+    "SCOPE",
+    "SEGMENT_LIMIT",
+    "WATERMARK",
+    "StoredState",
+    "append",
+    "current_state",
+    "latest_mark",
+    "load",
+    "save_appended",
+    "watermark",
+]
 
 log = logging.getLogger(__name__)
 

@@ -64,18 +64,17 @@ async def load_segments(
 ) -> list[Segment] | None:
     """The segments of `state` in order (their `names` arrays only, when
     given); None when they changed since `state` was read."""
-    params: list[Any] = [scope, state.base_version, state.format]
     # Every segment's rows come (a light reader asks for a few names): the
     # data of the others is not read.
-    wanted = "1 = 1"
+    wanted, names_params = "1 = 1", list[str]()
     if names is not None:
         wanted = f"name IN ({', '.join('?' for _ in names)})" if names else "1 = 0"
-        params.extend(names)
+        names_params = list(names)
     rows = await db.fetch_all(
         "SELECT seq, corpus_version, name, dtype, shape,"
         f" CASE WHEN {wanted} THEN data END FROM index_segments"
         " WHERE scope = ? AND base_version = ? AND format = ? ORDER BY seq, name",
-        [*params[3:], *params[:3]],
+        [*names_params, scope, state.base_version, state.format],
     )
     found: dict[int, Segment] = {}
     for seq, version, name, dtype, shape, data in rows:
