@@ -64,6 +64,7 @@ from paperbot.core.search._recall import (
     top_candidates,
 )
 from paperbot.core.search._rerank import rerank_one, rerank_scores, title_length_norm
+from paperbot.core.search._segment import split_unknown_runs
 from paperbot.core.search._weights import (
     ALTERNATIVE,
     CANDIDATES,
@@ -113,6 +114,7 @@ __all__ = [
     "rerank_scores",
     "segment_arrays",
     "segment_columns",
+    "split_unknown_runs",
     "stage1_scores",
     "suggest_titles",
     "term_grams",
