@@ -22,31 +22,8 @@ from paperbot.core.profile_model import (
     reader_models,
 )
 from paperbot.core.similarity import PaperVectors
+from tests.support.profile import WORDS
 
-WORDS = [
-    "diffusion",
-    "transformer",
-    "reward",
-    "policy",
-    "graph",
-    "protein",
-    "language",
-    "scaling",
-    "sparse",
-    "expert",
-    "retrieval",
-    "agent",
-    "video",
-    "speech",
-    "kernel",
-    "attention",
-    "扩散",
-    "模型",
-    "强化",
-    "学习",
-    "图像",
-    "生成",
-]
 rng = random.Random(4)
 VECTORS = PaperVectors.build([" ".join(rng.sample(WORDS, 6)) for _ in range(60)])
 

@@ -12,32 +12,8 @@ import pytest
 from paperbot.core.digest import CorpusArrays, PreparedDemand, TopicDemand
 from paperbot.core.profile import personalize
 from paperbot.core.profile_state import ProfileState
-from tests.support.profile import assert_same
+from tests.support.profile import WORDS, assert_same
 
-WORDS = [
-    "diffusion",
-    "transformer",
-    "reward",
-    "policy",
-    "graph",
-    "protein",
-    "language",
-    "scaling",
-    "sparse",
-    "expert",
-    "retrieval",
-    "agent",
-    "video",
-    "speech",
-    "kernel",
-    "attention",
-    "quantization",
-    "pruning",
-    "扩散",
-    "模型",
-    "强化",
-    "学习",
-]
 USERS = (1, 2, 3, 4, 5)
 AUDIENCE = {*USERS, 6, 7}
 

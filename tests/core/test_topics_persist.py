@@ -11,6 +11,7 @@ import pytest
 
 from paperbot.bench.synthetic import synthetic_papers
 from paperbot.core.topics import (
+    FROZEN_PROFILE,
     Profile,
     TopicMatches,
     Vocabulary,
@@ -20,6 +21,7 @@ from paperbot.core.topics import (
     match_topic,
     matches_from_arrays,
     parse_vocabulary,
+    segment_matches,
     vocabulary_fingerprint,
 )
 from tests.support.topics import assert_same_corpus, assert_same_matches
@@ -103,3 +105,24 @@ def test_damaged_profiles_are_refused(damage: str) -> None:
     arrays[damage] = arrays[damage][:-1]
     with pytest.raises(ValueError, match="profiles disagree"):
         matches_from_arrays(arrays, "f" * 64)
+
+
+def test_matches_stored_without_their_frozen_profile_take_the_previous_terms() -> None:
+    corpus = build_corpus((i + 1, t, s) for i, (t, s) in enumerate(synthetic_papers(300)))
+    vocabulary = _vocabulary()
+    fingerprint = vocabulary_fingerprint(vocabulary)
+    previous = {
+        t.key: match_topic(t, corpus, vocabulary.term_words(), vocabulary)
+        for t in vocabulary.topics[:5]
+    }
+    grown = {key: replace(m, profile=replace(m.profile, since=7)) for key, m in previous.items()}
+    arrays = dict(corpus_arrays(corpus, grown, fingerprint))
+    for name in FROZEN_PROFILE:
+        del arrays[name]
+    back = segment_matches(arrays, fingerprint, previous)
+    assert back.keys() == grown.keys()
+    for key, matches in grown.items():
+        assert_same_matches(back[key], matches)
+        assert back[key].profile == matches.profile
+    with pytest.raises(ValueError, match="not stored"):
+        segment_matches(arrays, fingerprint, {})

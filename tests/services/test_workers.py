@@ -69,3 +69,26 @@ async def test_index_and_topics_built_in_the_worker_match_in_process(
         assert list((await other.topics.matches(topic)).ids) == list(in_process_topic)
     finally:
         await other.close()
+
+
+async def test_picking_arrays_built_in_the_worker_pick_as_in_process(
+    loaded_app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await loaded_app.subscriptions.subscribe(1, 10, "reasoning", FIXED_NOW)
+    in_process, _ = await loaded_app.digest.plan(guild_id=1, channel_id=None, count=5)
+    monkeypatch.setattr(workers, "WORKER_THRESHOLD", 1)
+    loaded_app.digest._corpus = None  # built again, now in the worker process
+    built: list[object] = []
+    real = workers.in_lane
+
+    async def counted(lane: int, fn: object, *args: object, **kwargs: object) -> object:
+        built.append(fn)
+        return await real(lane, fn, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(workers, "in_lane", counted)
+    try:
+        in_worker, _ = await loaded_app.digest.plan(guild_id=1, channel_id=None, count=5)
+    finally:
+        workers.shutdown_workers()
+    assert built
+    assert in_worker.picks == in_process.picks

@@ -12,6 +12,34 @@ import pytest
 from paperbot.core.digest import CorpusArrays, Pick, PreparedDemand, pick
 from paperbot.core.profile import Personalization
 
+WORDS = [
+    "diffusion",
+    "transformer",
+    "reward",
+    "policy",
+    "graph",
+    "protein",
+    "language",
+    "scaling",
+    "sparse",
+    "expert",
+    "retrieval",
+    "agent",
+    "video",
+    "speech",
+    "kernel",
+    "attention",
+    "扩散",
+    "模型",
+    "强化",
+    "学习",
+    "图像",
+    "生成",
+    "quantization",
+    "pruning",
+]
+"""Words of the synthetic papers the profile tests vote on (both languages)."""
+
 
 def assert_same(
     corpus: CorpusArrays,

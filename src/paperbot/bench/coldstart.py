@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from paperbot.argtypes import positive_int
+from paperbot.bench import run_child
 from paperbot.bench.synthetic import synthetic_papers
 
 BURST = 200
@@ -99,18 +99,8 @@ def _import_floor() -> float:
 
 
 def _start(db_path: Path, corpus: Path, mode: str) -> dict[str, Any]:
-    env = {**os.environ, "PAPERBOT_DB": str(db_path), "PAPERBOT_CORPUS": str(corpus)}
-    env.pop("PAPERBOT_CONFIG", None)
-    started = time.time()
-    done = subprocess.run(
-        [sys.executable, "-m", "paperbot.bench.coldstart", mode, str(started)],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    env = {"PAPERBOT_DB": str(db_path), "PAPERBOT_CORPUS": str(corpus)}
+    return run_child("paperbot.bench.coldstart", mode, str(time.time()), env=env)
 
 
 class BurstProbe:

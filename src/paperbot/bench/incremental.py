@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from paperbot.bench import run_child
 from paperbot.bench.synthetic import BENCH_LIMITS, write_corpus
 
 
@@ -33,17 +32,9 @@ def load_in_fresh_process(db: str | Path, pages: Path, *, topics: bool) -> dict[
     """`paperbot load pages` in a new interpreter: its seconds (load,
     prepare, index, all), how the index and topics became current, and its
     peak RSS."""
-    env = {**os.environ, "PAPERBOT_DB": str(db)}
-    env.pop("PAPERBOT_CONFIG", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "paperbot.bench.incremental", str(pages), str(int(topics))],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=env,
+    return run_child(
+        "paperbot.bench.incremental", str(pages), str(int(topics)), env={"PAPERBOT_DB": str(db)}
     )
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
 
 
 def ratios(more: dict[str, Any], full: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,6 @@ import asyncio
 import json
 import os
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from paperbot.argtypes import positive_int
-from paperbot.bench import incremental
+from paperbot.bench import incremental, run_child
 from paperbot.bench.memory import TreePeak, peak_mb, peak_rss_mb
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.clock import utc_now
@@ -86,14 +85,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _load_in_fresh_process(db_path: Path, corpus: Path) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "paperbot.bench.load", str(db_path), str(corpus)],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    return run_child("paperbot.bench.load", str(db_path), str(corpus))
 
 
 async def _load(db_path: Path, corpus: Path) -> dict[str, Any]:

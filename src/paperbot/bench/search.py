@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from paperbot.argtypes import positive_int
-from paperbot.bench import incremental
+from paperbot.bench import incremental, run_child
 from paperbot.bench.backends import add_backend_arguments, on_backends
 from paperbot.bench.baselines import BaselineCorpus, baseline_rank
 from paperbot.bench.memory import peak_rss_mb
@@ -269,14 +268,7 @@ async def _baseline_latencies(corpus_service: CorpusService) -> list[float]:
 def _restart_in_fresh_process(db_path: str | Path, repeat: int) -> dict[str, Any]:
     """Run `_serve` in a new interpreter: restart time, latency and the
     memory of a process that only serves searches."""
-    done = subprocess.run(
-        [sys.executable, "-m", "paperbot.bench.search", str(db_path), str(repeat)],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
+    return run_child("paperbot.bench.search", str(db_path), str(repeat))
 
 
 async def _serve(db_path: str | Path, repeat: int) -> dict[str, Any]:

@@ -133,7 +133,12 @@ class App:
         start = time.perf_counter()
         if topics and not keep_topics:
             return await self._prepare_stored(start)
-        index = await self.search.refresh()
+        if keep_topics:
+            live = (await self.search.refresh()).live
+        else:
+            # Not kept in this process: an append is stored as a segment
+            # without reading the stored index.
+            live = (await self.search.prepare_stored()).papers
         index_seconds = time.perf_counter() - start
         topics_source = "skipped"
         if topics:
@@ -144,7 +149,7 @@ class App:
         source = status.source if status is not None else "current"
         seconds = time.perf_counter() - start
         return Prepared(
-            index.live, source, seconds, index_seconds, topics_source, seconds - index_seconds
+            live, source, seconds, index_seconds, topics_source, seconds - index_seconds
         )
 
     async def _prepare_stored(self, start: float) -> Prepared:
@@ -154,8 +159,10 @@ class App:
         texts = PaperTexts(self._db)
 
         async def index_part() -> tuple[int, float]:
-            index = await self.search.refresh(texts.search_index)
-            return index.live, time.perf_counter() - start
+            # An append is stored as a segment without reading the stored
+            # index (nor the texts: they are read only for a full build).
+            status = await self.search.prepare_stored(texts.search_index)
+            return status.papers, time.perf_counter() - start
 
         async def topics_part() -> tuple[str, float]:
             source = await self.topics.prepare_stored(texts)

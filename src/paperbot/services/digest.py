@@ -65,6 +65,7 @@ from paperbot.services.digest_delivery import (
     Outcome,
     PostResult,
 )
+from paperbot.services.workers import off_loop
 from paperbot.storage import digests as store
 from paperbot.storage import papers, search_index
 from paperbot.storage import personal as personal_store
@@ -235,8 +236,10 @@ class DigestService(DigestDelivery):
     # --- picking ------------------------------------------------------------
 
     async def corpus_arrays(self) -> CorpusArrays:
-        """The corpus as picking arrays, built once per corpus version (off the
-        event loop: the paper vectors take seconds for a large corpus)."""
+        """The corpus as picking arrays, built once per corpus version (in the
+        worker process at scale: the paper vectors take seconds for a large
+        corpus, and a thread building them held the GIL so long that a burst
+        of interactions during a pick went unacknowledged past 3 seconds)."""
         version = await papers.corpus_version(self.db)
         if self._corpus is None or self._corpus[0] != version:
             # Columns read in batches, not Paper objects decoded at once:
@@ -250,7 +253,7 @@ class DigestService(DigestDelivery):
                 )
             }
             del columns
-            self._corpus = (version, await asyncio.to_thread(CorpusArrays.build, rows, texts))
+            self._corpus = (version, await off_loop(len(rows), CorpusArrays.build, rows, texts))
         return self._corpus[1]
 
     async def plan(

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from paperbot.core.search import INDEX_FORMAT
-from paperbot.storage import health, papers, search_index
+from paperbot.storage import health, index_segments, papers
 from paperbot.storage.db import CorruptDatabase, Database, available_migrations
 
 log = logging.getLogger(__name__)
@@ -85,7 +85,9 @@ async def _check_schema(db: Database, report: DoctorReport) -> None:
 async def _check_contents(db: Database, report: DoctorReport) -> None:
     report.corpus_version = await papers.corpus_version(db)
     report.retired_papers = await health.retired_count(db)
-    stored = await search_index.stored_version(db)
+    # The base and its segments (an append stores only its segment).
+    state = await index_segments.stored_state(db, "index")
+    stored = (state.version, state.format) if state is not None else None
     report.search_index_version = stored[0] if stored else None
     if stored is None:
         report.notes.append("no stored search index: the first search builds it")

@@ -15,16 +15,18 @@ import itertools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import ParamSpec, TypeVar
+from dataclasses import replace
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
 from paperbot.config import SearchSettings
 from paperbot.core import search as core
-from paperbot.core.models import Paper
-from paperbot.core.search import ParsedQuery, QueryProblem, parse_query
+from paperbot.core.search import ParsedQuery, parse_query
+from paperbot.services import search_store
 from paperbot.services.memory import release_free_memory
+from paperbot.services.search_results import IndexStatus, SearchHit, SearchResult
+from paperbot.services.search_store import COMPACT_SHARE, WATERMARK
 from paperbot.services.workers import WORKER_THRESHOLD, off_loop
 from paperbot.storage import papers as paper_store
 from paperbot.storage import search_index as index_store
@@ -32,6 +34,9 @@ from paperbot.storage.backend import Database
 from paperbot.storage.db import StorageError
 
 log = logging.getLogger(__name__)
+# Re-exported: callers import the result types and constants from here.
+__all__ = ["COMPACT_SHARE", "WATERMARK", "IndexStatus", "SearchHit", "SearchResult"]
+
 P = ParamSpec("P")
 R = TypeVar("R")
 Builder = Callable[[], Awaitable[core.SearchIndex]]  # a full build made elsewhere (a load's)
@@ -46,58 +51,12 @@ THREAD_THRESHOLD = 20_000
 VERSION_TTL_SECONDS = 1.0
 # Results a caller can page through at most.
 MAX_RESULTS = 50
-# Dead entries (papers removed or changed since indexed) are compacted away
-# by a full build once they would pass this share of the live papers.
-COMPACT_SHARE = 0.1
-# The stored array saying which corpus version an index covers (with its max
-# paper id, live papers and dead entries).
-WATERMARK = "watermark"
 
 
 def _log_failure(task: asyncio.Task[core.SearchIndex]) -> None:
     """A background rebuild nobody awaited any more still reports its failure."""
     if not task.cancelled() and task.exception() is not None:
         log.error("search index rebuild failed", exc_info=task.exception())
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    paper: Paper
-    score: float
-    # The ranking's matches (maybe worked out on first read) and this hit's
-    # place in them: a hit nobody shows never pays for its highlight.
-    ranked_matches: Sequence[tuple[str, ...]] = field(default=(), repr=False, compare=False)
-    position: int = 0
-
-    @property
-    def matched(self) -> tuple[str, ...]:
-        """Normalised strings that matched, for highlighting."""
-        if self.position < len(self.ranked_matches):
-            return self.ranked_matches[self.position]
-        return ()
-
-
-@dataclass(frozen=True, slots=True)
-class SearchResult:
-    query: ParsedQuery
-    hits: tuple[SearchHit, ...] = ()
-    total: int = 0  # ranked papers (the re-ranker looks at the best `CANDIDATES`)
-    suggestions: tuple[str, ...] = ()  # closest titles when nothing was found
-    # A year read from the query text that found nothing, so it was dropped
-    # and these hits are from any year.
-    year_dropped: int | None = None
-
-    @property
-    def problem(self) -> QueryProblem | None:
-        return self.query.problem
-
-
-@dataclass(frozen=True, slots=True)
-class IndexStatus:
-    papers: int
-    corpus_version: int
-    source: str  # "built", "stored" or "appended"
-    seconds: float
 
 
 class SearchService:
@@ -221,6 +180,16 @@ class SearchService:
         # the append's peak does not stack on top of it.
         release_free_memory()
         columns = await index_store.paper_columns(self._db, after_id=max_id, changed_after=covered)
+        # Packed before `update_papers` consumes the summaries: what is
+        # stored is this segment, not the whole index again.
+        segment = core.segment_arrays(
+            removed=changed,
+            ids=columns.ids,
+            titles=columns.titles,
+            venues=columns.venues,
+            years=columns.years,
+            summaries=columns.summaries,
+        )
         # A thread: the work is the new papers' (small), and the index
         # itself would cost more to send to a process than to extend here.
         updated = await asyncio.to_thread(
@@ -234,15 +203,49 @@ class SearchService:
             summaries=columns.summaries,
         )
         if updated is not None and updated is not index:
-            self._save_later(updated, version)
+            self._save_later(updated, version, covered, segment)
         return updated
 
-    def _save_later(self, index: core.SearchIndex, version: int) -> None:
-        """Store an appended index for the next start, in the background:
-        the searches need it now, the next start later."""
+    def _save_later(
+        self, index: core.SearchIndex, version: int, covered: int, segment: dict[str, Any]
+    ) -> None:
+        """Store an appended index for the next start, in the background
+        (the searches need it now, the next start later): as a segment on
+        the stored index it extends, else whole."""
         if self._saving is not None and not self._saving.done():
             self._saving.cancel()  # a newer index supersedes it
-        self._saving = asyncio.create_task(self._save(index, version), name="search-save")
+        self._saving = asyncio.create_task(
+            self._save_appended(index, version, covered, segment), name="search-save"
+        )
+
+    async def _save_appended(
+        self, index: core.SearchIndex, version: int, covered: int, segment: dict[str, Any]
+    ) -> None:
+        try:
+            if await search_store.save_appended(self._db, version, covered, segment):
+                return
+        except StorageError as exc:
+            log.warning("could not store the search index segment: %s", exc)
+        await self._save(index, version)
+
+    async def prepare_stored(self, build: Builder | None = None) -> IndexStatus:
+        """For `paperbot load`: the stored index current for the next start.
+        Without an index in memory, an append is stored as a segment
+        without reading the stored index (`search_store.append`); else, or
+        when that cannot be, as `refresh` (a full build by `build`)."""
+        start = time.perf_counter()
+        self.forget_version()
+        version = await self._corpus_version()
+        if self._index is None:
+            async with self._lock:
+                found = await search_store.append(self._db, version)
+            if found is not None:
+                seconds = time.perf_counter() - start
+                self.last_status = IndexStatus(found[0], version, found[1], seconds)
+                return self.last_status
+        index = await self.refresh(build)
+        source = self.last_status.source if self.last_status is not None else "current"
+        return IndexStatus(index.live, version, source, time.perf_counter() - start)
 
     async def flush(self) -> None:
         """Wait for a background save of the index (before the database closes)."""
@@ -256,34 +259,28 @@ class SearchService:
         """The stored index: as it is when current ("stored"), or (unless
         `exact`) brought up to date from the version its watermark covers
         ("appended"; a new process after a load of a page), else (None, "built")."""
-        tag = await index_store.stored_version(self._db)
-        if tag is None or tag[1] != core.INDEX_FORMAT or (exact and tag[0] != version):
+        state = await search_store.current_state(self._db)
+        if state is None or (exact and state.version != version):
             return None, "built"
-        covered = tag[0]
-        if covered != version and not await self._worth_catching_up(covered):
+        covered = state.version
+        if covered != version and not await self._worth_catching_up(state):
             # The tags first: reading a stale index's arrays costs ~170 MB at 100k.
             return None, "built"
-        stored = await index_store.load_index(self._db)
-        if stored is None or (stored.corpus_version, stored.format) != tag:
+        index = await search_store.load(self._db, state)
+        if index is None:
             return None, "built"
-        try:
-            index = await asyncio.to_thread(core.from_arrays, stored.arrays)
-        except (KeyError, ValueError, UnicodeDecodeError) as exc:
-            log.warning("stored search index unreadable (%s); rebuilding", exc)
-            return None, "built"
-        del stored
         if covered == version:
             return index, "stored"
         return await self._catch_up(index, covered, version), "appended"
 
-    async def _worth_catching_up(self, covered: int) -> bool:
-        """Whether the stored index of corpus version `covered` carries the
-        watermark `_save` writes (an index stored before papers recorded
-        when they changed has none) and few enough papers changed since."""
-        mark = await index_store.load_array(self._db, WATERMARK)
-        if mark is None or len(mark) != 4 or int(mark[0]) != covered:
+    async def _worth_catching_up(self, state: search_store.StoredState) -> bool:
+        """Whether the stored index carries the watermark `_save` writes (an
+        index stored before papers recorded when they changed has none) and
+        few enough papers changed since."""
+        mark = await search_store.latest_mark(self._db, state)
+        if mark is None:
             return False
-        _, max_id, live, dead = (int(v) for v in mark)
+        covered, max_id, live, dead = mark
         changed = await index_store.changed_since(self._db, covered, max_id)
         return dead + len(changed) <= COMPACT_SHARE * max(1, live)
 
@@ -314,13 +311,7 @@ class SearchService:
         return index
 
     async def _save(self, index: core.SearchIndex, version: int) -> None:
-        # The watermark: what a later process needs to bring this index up
-        # to date instead of rebuilding it (papers changed after `version`
-        # are found by their `changed_version`, new ones above the max id).
-        mark = np.array(
-            [version, int(np.max(index.ids)) if index.size else 0, index.live, len(index.dead)],
-            dtype=np.int64,
-        )
+        mark = search_store.watermark(index, version)
         try:
             await index_store.save_index(
                 self._db,

@@ -16,10 +16,8 @@ import logging
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from paperbot.config import ConfigError
 from paperbot.core.models import Paper
@@ -35,20 +33,17 @@ from paperbot.core.topics import (
     VocabularyError,
     build_corpus,
     corpus_arrays,
-    corpus_from_arrays,
     coverage,
     explain,
-    extend_matches,
     match_topic,
-    matches_from_arrays,
     parse_vocabulary,
     resolve,
     stored_form,
-    stored_mark,
     suggest,
     update_corpus,
     vocabulary_fingerprint,
 )
+from paperbot.services import topics_store
 from paperbot.services.paper_texts import PaperTexts, topics_stored_form_from
 from paperbot.services.search import COMPACT_SHARE
 from paperbot.services.workers import off_lane, off_loop
@@ -108,6 +103,7 @@ class TopicService:
         self._matches: OrderedDict[tuple[int, TopicKind, str], TopicMatches] = OrderedDict()
         self._lock = asyncio.Lock()
         self._stored_version = -1
+        self._pending: topics_store.Pending | None = None
         self._save_lock = asyncio.Lock()
         self.last_source: str | None = None
         """How the corpus last became current: "appended", "stored" or "built"."""
@@ -196,50 +192,35 @@ class TopicService:
         corpus, part = await asyncio.to_thread(update_corpus, snapshot.corpus, changed, rows)
         old = {key[2]: found for key, found in self._matches.items() if key[1] == "topic"}
         self._matches.clear()
-        for key, found in old.items():
-            topic = self.vocabulary.get(key)
-            if topic is not None:
-                self._matches[(version, "topic", key)] = await asyncio.to_thread(
-                    extend_matches,
-                    found,
-                    topic,
-                    corpus,
-                    part,
-                    self._protected,
-                    self.vocabulary,
-                    removed=changed,
-                )
+        merged, self._pending = await asyncio.to_thread(
+            topics_store.extend_all, old, self.vocabulary, corpus, part, changed, (covered, version)
+        )
+        self._matches.update(((version, "topic", key), m) for key, m in merged.items())
         return corpus
 
     async def _load_stored(self) -> _Snapshot | None:
         """The corpus (and the vocabulary topics' matches, into the cache)
         that `warm` stored last, whatever its version; None when absent or
         unreadable."""
-        tag = await search_index.stored_version(self.db, "topics")
-        if tag is None or tag[1] != TOPICS_FORMAT:
-            return None
-        stored = await search_index.load_index(self.db, "topics")
-        if stored is None or (stored.corpus_version, stored.format) != tag:
+        state = await topics_store.current_state(self.db)
+        if state is None:
             return None
         try:
-            corpus, found, mark = await asyncio.to_thread(self._decode, stored.arrays)
+            fingerprint = vocabulary_fingerprint(self.vocabulary)
+            loaded = await topics_store.load(self.db, state, fingerprint)
         except (KeyError, ValueError, UnicodeDecodeError) as exc:
             log.warning("stored topic corpus unreadable (%s); rebuilding", exc)
             return None
-        version = stored.corpus_version
+        if loaded is None:
+            return None
+        corpus, found, mark = loaded
+        version = state.version
         if mark is not None and mark[0] != version:
             mark = None  # not this corpus's watermark: only reused as it is
         self._matches.clear()
         self._matches.update(((version, "topic", key), m) for key, m in found.items())
         self._stored_version = version
         return _Snapshot(version, corpus, mark)
-
-    def _decode(
-        self, arrays: dict[str, NDArray[Any]]
-    ) -> tuple[TopicCorpus, dict[str, TopicMatches], tuple[int, int] | None]:
-        fingerprint = vocabulary_fingerprint(self.vocabulary)
-        found = matches_from_arrays(arrays, fingerprint)
-        return corpus_from_arrays(arrays), found, stored_mark(arrays)
 
     async def _save(self) -> None:
         """Store the current corpus and the vocabulary topics' matches (once
@@ -251,6 +232,12 @@ class TopicService:
             await self._save_snapshot(snapshot)
 
     async def _save_snapshot(self, snapshot: _Snapshot) -> None:
+        pending, mark = self._pending, snapshot.mark
+        if await topics_store.store_pending(
+            self.db, pending, snapshot.version, mark, self.vocabulary
+        ):
+            self._stored_version = snapshot.version
+            return
         found = {
             key[2]: m
             for key, m in self._matches.items()
@@ -282,10 +269,15 @@ class TopicService:
         (a load shares them with the search index), in worker lane 1 (the
         search index builds in lane 0 meanwhile)."""
         version = await papers.corpus_version(self.db)
-        tag = await search_index.stored_version(self.db, "topics")
-        if tag == (version, TOPICS_FORMAT):
+        state = await topics_store.current_state(self.db)
+        if state is not None and state.version == version:
             return "stored"
-        if self._snapshot is not None or tag is not None:
+        if self._snapshot is None and state is not None:
+            appended = await topics_store.append(self.db, version, self.vocabulary)
+            if appended is not None:
+                self.last_source = appended
+                return appended
+        if self._snapshot is not None or state is not None:
             await self.warm()
             return self.last_source or "current"
         if texts is not None:

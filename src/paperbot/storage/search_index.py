@@ -8,7 +8,7 @@ reader can tell whether it is still current without unpickling anything.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,7 @@ topics' matches (services/topics.py), in the same table and layout, saved and
 read on their own: `scope="topics"`. Every other row is the search index."""
 
 
-def _where(scope: str) -> tuple[str, str]:
+def scope_condition(scope: str) -> tuple[str, str]:
     """(the condition selecting a scope's rows, its name prefix)."""
     if scope == "index":
         return f"name NOT LIKE '{TOPICS}%'", ""
@@ -69,13 +69,16 @@ async def save_index(
     (in parts) before the next one is asked for.
     """
     items = arrays.items() if isinstance(arrays, Mapping) else arrays
-    where, prefix = _where(scope)
+    where, prefix = scope_condition(scope)
     sql = (
         "INSERT INTO search_index (name, corpus_version, format, dtype, shape, data)"
         " VALUES (?, ?, ?, ?, ?, ?)"
     )
     async with db.transaction() as conn:
+        await conn.lock(f"search-index:{scope}")
         await conn.execute(f"DELETE FROM search_index WHERE {where}")
+        # A full save is the compaction: the segments of the old base go too.
+        await conn.execute("DELETE FROM index_segments WHERE scope = ?", (scope,))
         for name, array in items:
             if _PART_SEP in name:
                 raise ValueError(f"array name must not contain {_PART_SEP!r}: {name}")
@@ -93,22 +96,24 @@ async def save_index(
 async def stored_version(db: Database, scope: str = "index") -> tuple[int, int] | None:
     """(corpus_version, format) of the stored index, or None when there is
     none or its rows disagree (a half-written index is treated as absent)."""
-    rows = list(
-        await db.fetch_all(
-            f"SELECT DISTINCT corpus_version, format FROM search_index WHERE {_where(scope)[0]}"
-        )
-    )
+    where = scope_condition(scope)[0]
+    sql = f"SELECT DISTINCT corpus_version, format FROM search_index WHERE {where}"
+    rows = list(await db.fetch_all(sql))
     if len(rows) != 1:
         return None
     return int(rows[0][0]), int(rows[0][1])
 
 
-async def load_index(db: Database, scope: str = "index") -> StoredIndex | None:
-    """The stored index, or None when there is none (or it is inconsistent).
+async def load_index(
+    db: Database, scope: str = "index", names: Collection[str] | None = None
+) -> StoredIndex | None:
+    """The stored base index (its `names` arrays only, when given), or None
+    when there is none (or it is inconsistent); its segments are read by
+    `storage.index_segments`.
 
     Each array is allocated once and filled part by part.
     """
-    where, prefix = _where(scope)
+    where, prefix = scope_condition(scope)
     version = await stored_version(db, scope)
     if version is None:
         return None
@@ -116,6 +121,8 @@ async def load_index(db: Database, scope: str = "index") -> StoredIndex | None:
     layout: dict[str, list[tuple[int, str, str, list[int]]]] = {}
     for row_name, dtype, shape in meta:
         base, _, number = str(row_name).removeprefix(prefix).partition(_PART_SEP)
+        if names is not None and base not in names:
+            continue
         layout.setdefault(base, []).append(
             (int(number or 0), str(row_name), str(dtype), json.loads(shape))
         )
@@ -143,18 +150,6 @@ async def load_index(db: Database, scope: str = "index") -> StoredIndex | None:
     return StoredIndex(corpus_version=version[0], format=version[1], arrays=arrays)
 
 
-async def load_array(db: Database, name: str, scope: str = "index") -> NDArray[Any] | None:
-    """One small stored array (not split in parts), or None when absent:
-    read before deciding whether the whole index is worth reading."""
-    prefix = _where(scope)[1]
-    row = await db.fetch_one(
-        "SELECT dtype, data FROM search_index WHERE name = ?", (prefix + name,)
-    )
-    if row is None:
-        return None
-    return np.frombuffer(bytes(row[1]), dtype=np.dtype(str(row[0]))).copy()
-
-
 async def changed_since(db: Database, version: int, max_id: int) -> list[int]:
     """Ids up to `max_id` of the papers a load changed, retired or brought
     back after corpus version `version` (an index covering that version holds
@@ -170,6 +165,7 @@ async def changed_since(db: Database, version: int, max_id: int) -> list[int]:
 async def clear_index(db: Database) -> None:
     async with db.transaction() as conn:
         await conn.execute("DELETE FROM search_index")
+        await conn.execute("DELETE FROM index_segments")
 
 
 _NEVER = 1 << 62  # a corpus version no load reaches

@@ -33,7 +33,15 @@ from paperbot.core.search._build import (
 from paperbot.core.search._general import english_idf, general_idf, zipf_frequency
 from paperbot.core.search._grams import char_grams, term_grams, word_grams, word_key
 from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
-from paperbot.core.search._persist import INDEX_FORMAT, from_arrays, iter_arrays, to_arrays
+from paperbot.core.search._persist import (
+    INDEX_FORMAT,
+    dead_after,
+    from_arrays,
+    iter_arrays,
+    segment_arrays,
+    segment_columns,
+    to_arrays,
+)
 from paperbot.core.search._query import (
     MAX_ALTERNATIVES,
     MAX_YEAR,
@@ -56,6 +64,7 @@ from paperbot.core.search._recall import (
     top_candidates,
 )
 from paperbot.core.search._rerank import rerank_one, rerank_scores, title_length_norm
+from paperbot.core.search._segment import split_unknown_runs
 from paperbot.core.search._weights import (
     ALTERNATIVE,
     CANDIDATES,
@@ -92,6 +101,7 @@ __all__ = [
     "build_index_columns",
     "char_grams",
     "concept_translations",
+    "dead_after",
     "english_idf",
     "expand_terms",
     "filter_mask",
@@ -102,6 +112,9 @@ __all__ = [
     "rank",
     "rerank_one",
     "rerank_scores",
+    "segment_arrays",
+    "segment_columns",
+    "split_unknown_runs",
     "stage1_scores",
     "suggest_titles",
     "term_grams",

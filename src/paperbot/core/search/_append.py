@@ -19,6 +19,7 @@ build would drop its unigrams), the caller builds in full instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -77,7 +78,7 @@ def update_papers(
     """
     dead = _dead_positions(index, [*removed, *ids])
     if not ids:
-        return index if len(dead) == len(index.dead) else _with_dead(index, dead)
+        return index if len(dead) == len(index.dead) else replace(index, dead=dead)
     new_titles = tuple(_title_text(t) for t in titles)
     _normalize_bulk(summaries)
     new_summaries = tuple(summaries)
@@ -113,20 +114,6 @@ def _dead_positions(index: SearchIndex, ids: Sequence[int]) -> NDArray[np.int64]
         return index.dead
     hit = np.flatnonzero(np.isin(index.ids, np.asarray(ids, dtype=np.int64)))
     return np.union1d(index.dead, hit).astype(np.int64)
-
-
-def _with_dead(index: SearchIndex, dead: NDArray[np.int64]) -> SearchIndex:
-    return SearchIndex(
-        ids=index.ids,
-        years=index.years,
-        venue_codes=index.venue_codes,
-        venues=index.venues,
-        titles=index.titles,
-        summaries=index.summaries,
-        title=index.title,
-        summary=index.summary,
-        dead=dead,
-    )
 
 
 def _append_field(

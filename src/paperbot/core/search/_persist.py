@@ -107,3 +107,52 @@ def _unpack_texts(data: NDArray[np.uint8]) -> tuple[str, ...]:
     del text
     texts[0] = texts[0][1:]
     return tuple(texts)
+
+
+def segment_arrays(
+    *,
+    removed: Sequence[int],
+    ids: Sequence[int],
+    titles: Sequence[str],
+    venues: Sequence[str],
+    years: Sequence[int],
+    summaries: Sequence[str],
+) -> dict[str, NDArray[Any]]:
+    """One append as a stored segment: the ids it marks dead and the papers
+    it appends, as `update_papers` takes them (loading the base and its
+    segments replays them, so it equals the index appended in-process)."""
+    return {
+        "removed": np.asarray(removed, dtype=np.int64),
+        "ids": np.asarray(ids, dtype=np.int64),
+        "years": np.asarray(years, dtype=np.int32),
+        "venues": _pack_texts(venues),
+        "titles": _pack_texts(titles),
+        "summaries": _pack_texts(summaries),
+    }
+
+
+def segment_columns(arrays: Mapping[str, NDArray[Any]]) -> dict[str, Any]:
+    """The inverse of `segment_arrays`: `update_papers`' keyword arguments."""
+    ids = arrays["ids"].astype(np.int64, copy=False).tolist()
+    columns: dict[str, Any] = {
+        "removed": arrays["removed"].astype(np.int64, copy=False).tolist(),
+        "ids": ids,
+        "years": arrays["years"].astype(np.int32, copy=False).tolist(),
+        "venues": list(_unpack_texts(arrays["venues"])),
+        "titles": list(_unpack_texts(arrays["titles"])),
+        "summaries": list(_unpack_texts(arrays["summaries"])),
+    }
+    if not all(len(columns[k]) == len(ids) for k in ("years", "venues", "titles", "summaries")):
+        raise ValueError("search index segment arrays disagree on the number of papers")
+    return columns
+
+
+def dead_after(
+    ids: NDArray[np.int64], dead: NDArray[np.int64], gone: Sequence[int]
+) -> NDArray[np.int64]:
+    """The dead positions of an index of these `ids` once the entries of the
+    `gone` ids die too (as `update_papers` marks them), without the index."""
+    if not len(gone) or not len(ids):
+        return dead
+    hit = np.flatnonzero(np.isin(ids, np.asarray(gone, dtype=np.int64)))
+    return np.union1d(dead, hit).astype(np.int64)

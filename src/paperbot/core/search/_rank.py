@@ -16,6 +16,7 @@ from paperbot.core.search._match import FieldText
 from paperbot.core.search._query import ParsedQuery, Term
 from paperbot.core.search._recall import field_scores, filter_mask, stage1_scores, top_candidates
 from paperbot.core.search._rerank import prepared_scores, rerank_fields
+from paperbot.core.search._segment import split_unknown_runs
 from paperbot.core.search._weights import (
     BLEND_STAGE1,
     CANDIDATES,
@@ -48,7 +49,7 @@ def rank(
     if query.is_filter_only:
         assert mask is not None
         return _filter_only(index, mask, limit)
-    terms = query.terms
+    terms = split_unknown_runs(index, query.terms)
     s1, weights = stage1_scores(index, terms)
     s1[index.dead] = 0.0  # removed or changed since indexed: never a candidate
     cands = top_candidates(s1, candidates, mask)

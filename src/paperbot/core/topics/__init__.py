@@ -19,9 +19,12 @@ papers).
 
 from paperbot.core.topics._append import (
     append_corpus,
+    apply_part,
     extend_matches,
     merge_matches,
+    part_matches,
     update_corpus,
+    with_part,
 )
 from paperbot.core.topics._bilingual import EXPANSION_WEIGHT, expand_bilingual
 from paperbot.core.topics._corpus import TopicCorpus, build_corpus
@@ -67,10 +70,12 @@ from paperbot.core.topics._matching import (
     score_paper,
 )
 from paperbot.core.topics._persist import (
+    FROZEN_PROFILE,
     TOPICS_FORMAT,
     corpus_arrays,
     corpus_from_arrays,
     matches_from_arrays,
+    segment_matches,
     stored_form,
     stored_mark,
     vocabulary_fingerprint,
@@ -91,6 +96,7 @@ __all__ = [
     "EMPTY_TOPIC",
     "EXPANSION_WEIGHT",
     "FEEDBACK_REASON",
+    "FROZEN_PROFILE",
     "KEEP_FEEDBACK",
     "MAX_TOPIC_SCORE",
     "MIN_STRONG",
@@ -121,6 +127,7 @@ __all__ = [
     "Vocabulary",
     "VocabularyError",
     "append_corpus",
+    "apply_part",
     "background_sample",
     "build_corpus",
     "check_topic_text",
@@ -136,12 +143,15 @@ __all__ = [
     "matches_from_arrays",
     "merge_matches",
     "parse_vocabulary",
+    "part_matches",
     "resolve",
     "score_paper",
+    "segment_matches",
     "stored_form",
     "stored_mark",
     "suggest",
     "term_key",
     "update_corpus",
     "vocabulary_fingerprint",
+    "with_part",
 ]

@@ -66,6 +66,12 @@ def update_corpus(
     next full build (the caller compacts once dead entries grow).
     """
     part = build_corpus(papers)
+    return apply_part(corpus, removed, part), part
+
+
+def apply_part(corpus: TopicCorpus, removed: Iterable[int], part: TopicCorpus) -> TopicCorpus:
+    """`update_corpus` with the appended papers already built (`part`, as a
+    stored segment holds them)."""
     gone = np.union1d(np.fromiter(removed, dtype=np.int64), part.ids)
     hit = np.flatnonzero(np.isin(corpus.ids, gone)).astype(np.int32)
     if len(hit):
@@ -75,7 +81,7 @@ def update_corpus(
             _blanked(corpus.summary, hit),
             np.union1d(corpus.dead, hit).astype(np.int32),
         )
-    return _joined(corpus, part), part
+    return _joined(corpus, part)
 
 
 def _joined(corpus: TopicCorpus, part: TopicCorpus) -> TopicCorpus:
@@ -137,12 +143,39 @@ def extend_matches(
     A removed paper's place among the near papers stays empty or goes to a
     new paper until then (the old next best were not kept), and a removed
     clear match still counts in the frozen profile."""
+    found = part_matches(matches, topic, part, protected, vocabulary, removed=removed)
+    if found is None:
+        return match_topic(topic, corpus, protected, vocabulary)
+    return with_part(matches, found, removed, part.ids)
+
+
+def part_matches(
+    matches: TopicMatches,
+    topic: Topic,
+    part: TopicCorpus,
+    protected: frozenset[str] = frozenset(),
+    vocabulary: Vocabulary | None = None,
+    *,
+    removed: Collection[int] = (),
+) -> TopicMatches | None:
+    """The appended `part`'s matches as `extend_matches` decides them
+    (against the frozen profile, grown by the papers gone), or None once
+    the profile is stale (then only matching afresh over the whole corpus
+    will do). A stored segment keeps them, replayed by `with_part`."""
     gone = np.union1d(np.fromiter(removed, dtype=np.int64, count=len(removed)), part.ids)
     grown = replace(matches.profile, since=matches.profile.since + len(gone))
     if grown.stale:
-        return match_topic(topic, corpus, protected, vocabulary)
+        return None
     # The part's terms are indexed once for every topic (`_terms`).
-    found = match_topic(topic, part, protected, vocabulary, frozen=grown, indexed=True)
+    return match_topic(topic, part, protected, vocabulary, frozen=grown, indexed=True)
+
+
+def with_part(
+    matches: TopicMatches, found: TopicMatches, removed: Collection[int], part_ids: IntArray
+) -> TopicMatches:
+    """`matches` with the removed and appended papers' old decisions left
+    out and the part's (`part_matches`) merged in."""
+    gone = np.union1d(np.fromiter(removed, dtype=np.int64, count=len(removed)), part_ids)
     return merge_matches(_without(matches, gone), found)
 
 

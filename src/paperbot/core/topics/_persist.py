@@ -211,3 +211,24 @@ def unpack_texts(data: NDArray[np.uint8]) -> tuple[str, ...]:
         return ()
     texts = text[1:].split(_SEP)
     return tuple(texts)
+
+
+FROZEN_PROFILE = ("profile_indptr", "profile_terms", "profile_weights")
+"""The arrays of the profiles' terms and weights: frozen while matches are
+extended, so a segment of appended matches leaves them out."""
+
+
+def segment_matches(
+    arrays: Mapping[str, NDArray[Any]], fingerprint: str, previous: Mapping[str, TopicMatches]
+) -> dict[str, TopicMatches]:
+    """`matches_from_arrays` for matches stored without `FROZEN_PROFILE`:
+    each topic's profile terms and weights are those of its `previous`
+    matches, its counts the stored ones."""
+    if FROZEN_PROFILE[0] in arrays:
+        return matches_from_arrays(arrays, fingerprint)
+    keys = unpack_texts(arrays["match_keys"])
+    if any(key not in previous for key in keys):
+        raise ValueError("stored topic matches extend matches that are not stored")
+    filled = {**arrays, **dict(_profile_arrays([previous[key].profile for key in keys]))}
+    filled["profile_counts"] = arrays["profile_counts"]
+    return matches_from_arrays(filled, fingerprint)

@@ -1,0 +1,165 @@
+"""The stored search index as a base plus append-only segments: an append
+in a new process writes only its segment (never the base), loading base and
+segments equals the index appended in-process, a full save compacts the
+segments away, and a process killed mid-append leaves the previous state
+readable. On both backends (`db`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
+from paperbot.core import search as core
+from paperbot.services import search_store
+from paperbot.services.search import SearchService
+from paperbot.storage import index_segments
+from paperbot.storage.backend import Database
+from tests.support.app import settings_for
+from tests.support.corpus import load_pages
+
+# 1,500 + 1% twice: no character crosses the common threshold, so the
+# segments replay (a crossing would build in full: the right answer then).
+COUNT = 1500
+STEP = COUNT // 100
+QUERIES = ("scaling law", "扩散模型", f"S{COUNT + 3}", "reinforcement learning agents")
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("segments")
+    papers = synthetic_papers(COUNT + 2 * STEP)
+    write_corpus(folder / "base", papers[:COUNT])
+    for name, part in (("one", papers[COUNT : COUNT + STEP]), ("two", papers[COUNT + STEP :])):
+        for page in write_corpus(folder / name, part):
+            page.rename(page.with_name(f"{name}-{page.name}"))
+    return folder
+
+
+def service(db: Database, tmp_path: Path) -> SearchService:
+    return SearchService(db, settings_for(tmp_path / "unused.sqlite3").search)
+
+
+async def table_bytes(db: Database, table: str) -> tuple[int, int]:
+    """(rows, bytes of data) of one table."""
+    row = await db.fetch_one(f"SELECT COUNT(*), COALESCE(SUM(LENGTH(data)), 0) FROM {table}")
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+async def base_rows(db: Database) -> list[tuple[str, int, int]]:
+    rows = await db.fetch_all("SELECT name, corpus_version, LENGTH(data) FROM search_index")
+    return sorted((str(r[0]), int(r[1]), int(r[2])) for r in rows)
+
+
+def assert_same_index(ours: core.SearchIndex, theirs: core.SearchIndex) -> None:
+    a, b = core.to_arrays(ours), core.to_arrays(theirs)
+    assert a.keys() == b.keys()
+    for name in a:
+        assert np.array_equal(a[name], b[name]), name
+
+
+async def answers(search: SearchService) -> list[list[tuple[int, float]]]:
+    found = []
+    for query in QUERIES:
+        result = await search.search(query, limit=20)
+        found.append([(h.paper.id, round(h.score, 9)) for h in result.hits])
+    return found
+
+
+async def stored_base(db: Database, corpora: Path, tmp_path: Path) -> SearchService:
+    """The base papers loaded and their index stored; the service that did
+    it (still holding the index in memory: the in-process side)."""
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    search = service(db, tmp_path)
+    await search.refresh()
+    return search
+
+
+async def test_an_append_in_a_new_process_writes_only_its_segment(
+    db: Database, corpora: Path, tmp_path: Path
+) -> None:
+    await stored_base(db, corpora, tmp_path)
+    base = await base_rows(db)
+    _, base_bytes = await table_bytes(db, "search_index")
+    for number, name in enumerate(("one", "two"), start=1):
+        await load_pages(db, corpora / name, limits=BENCH_LIMITS)
+        status = await service(db, tmp_path).prepare_stored()  # a new process
+        assert (status.source, status.papers) == ("appended", COUNT + number * STEP)
+        assert await base_rows(db) == base  # the base is not written again
+        state = await search_store.current_state(db)
+        assert state is not None
+        assert len(state.segments) == number
+        assert state.version == status.corpus_version
+    rows, segment_bytes = await table_bytes(db, "index_segments")
+    assert rows == 2 * 7  # each segment: its six arrays and its watermark
+    assert segment_bytes < 0.05 * base_bytes
+
+
+async def test_base_and_segments_load_as_the_index_appended_in_process(
+    db: Database, corpora: Path, tmp_path: Path
+) -> None:
+    in_process = await stored_base(db, corpora, tmp_path)
+    for name in ("one", "two"):
+        await load_pages(db, corpora / name, limits=BENCH_LIMITS)
+        await service(db, tmp_path).prepare_stored()
+    appended = await in_process.refresh()
+    assert in_process.last_status is not None
+    assert in_process.last_status.source == "appended"
+    await in_process.flush()  # nothing to store: this version is stored already
+    assert (await table_bytes(db, "index_segments"))[0] == 2 * 7
+    restarted = service(db, tmp_path)
+    loaded = await restarted.refresh()
+    assert restarted.last_status is not None
+    assert restarted.last_status.source == "stored"
+    assert_same_index(loaded, appended)
+    assert await answers(restarted) == await answers(in_process)
+
+
+async def test_an_append_in_process_is_stored_as_a_segment(
+    db: Database, corpora: Path, tmp_path: Path
+) -> None:
+    search = await stored_base(db, corpora, tmp_path)
+    base = await base_rows(db)
+    await load_pages(db, corpora / "one", limits=BENCH_LIMITS)
+    appended = await search.refresh()
+    await search.flush()
+    assert await base_rows(db) == base
+    assert (await table_bytes(db, "index_segments"))[0] == 7
+    assert_same_index(await service(db, tmp_path).refresh(), appended)
+
+
+async def test_past_the_segment_limit_a_full_save_compacts_them(
+    db: Database, corpora: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_store, "SEGMENT_LIMIT", 1)
+    in_process = await stored_base(db, corpora, tmp_path)
+    await load_pages(db, corpora / "one", limits=BENCH_LIMITS)
+    assert (await service(db, tmp_path).prepare_stored()).source == "appended"
+    await load_pages(db, corpora / "two", limits=BENCH_LIMITS)
+    loader = service(db, tmp_path)
+    await loader.prepare_stored()
+    await loader.flush()
+    assert await table_bytes(db, "index_segments") == (0, 0)
+    state = await search_store.current_state(db)
+    assert state is not None
+    assert state.segments == ()
+    assert_same_index(await service(db, tmp_path).refresh(), await in_process.refresh())
+
+
+async def test_an_append_on_a_stored_state_that_moved_on_stores_nothing(
+    db: Database, corpora: Path, tmp_path: Path
+) -> None:
+    await stored_base(db, corpora, tmp_path)
+    await load_pages(db, corpora / "one", limits=BENCH_LIMITS)
+    before = await search_store.current_state(db)
+    assert before is not None
+    await service(db, tmp_path).prepare_stored()  # another process appended meanwhile
+    written = await table_bytes(db, "index_segments")
+    segment = {"removed": np.zeros(0, dtype=np.int64)}
+    assert not await index_segments.append_segment(
+        db, "index", before, segment, corpus_version=before.version + 1
+    )
+    assert await table_bytes(db, "index_segments") == written

@@ -1,0 +1,125 @@
+"""The stored topic corpus and matches as a base plus append-only segments:
+`paperbot load` (`prepare_stored`, a new process) writes only its segment,
+loading base and segments equals the corpus and matches appended
+in-process, and a full save compacts the segments away. On both backends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
+from paperbot.services import search_store, topics_store
+from paperbot.services.topics import TopicService, load_vocabulary
+from paperbot.storage.backend import Database
+from tests.support.corpus import load_pages
+from tests.support.topics import assert_same_corpus, assert_same_matches
+
+VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
+COUNT = 1500
+STEP = COUNT // 100
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("topic-segments")
+    papers = synthetic_papers(COUNT + 2 * STEP)
+    write_corpus(folder / "base", papers[:COUNT])
+    for name, part in (("one", papers[COUNT : COUNT + STEP]), ("two", papers[COUNT + STEP :])):
+        for page in write_corpus(folder / name, part):
+            page.rename(page.with_name(f"{name}-{page.name}"))
+    return folder
+
+
+def service(db: Database) -> TopicService:
+    return TopicService(db, load_vocabulary(VOCABULARY))
+
+
+async def rows(db: Database, table: str, where: str = "1 = 1") -> list[tuple[str, int, int]]:
+    found = await db.fetch_all(
+        f"SELECT name, corpus_version, LENGTH(data) FROM {table} WHERE {where}"
+    )
+    return sorted((str(r[0]), int(r[1]), int(r[2])) for r in found)
+
+
+async def stored_base(db: Database, corpora: Path) -> TopicService:
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    topics = service(db)
+    await topics.warm()
+    return topics
+
+
+async def assert_same_state(ours: TopicService, theirs: TopicService) -> None:
+    _, corpus = await ours.corpus()
+    _, other = await theirs.corpus()
+    assert_same_corpus(corpus, other)
+    for topic in ours.vocabulary.topics:
+        assert_same_matches(await ours.matches(topic), await theirs.matches(topic))
+
+
+async def test_an_append_in_a_new_process_writes_only_its_segment(
+    db: Database, corpora: Path
+) -> None:
+    await stored_base(db, corpora)
+    base = await rows(db, "search_index")
+    for number, name in enumerate(("one", "two"), start=1):
+        await load_pages(db, corpora / name, limits=BENCH_LIMITS)
+        assert await service(db).prepare_stored() == "appended"  # a new process
+        assert await rows(db, "search_index") == base
+        state = await topics_store.current_state(db)
+        assert state is not None
+        assert len(state.segments) == number
+    written = sum(size for _, _, size in await rows(db, "index_segments"))
+    assert 0 < written < 0.1 * sum(size for _, _, size in base)
+
+
+async def test_base_and_segments_load_as_the_corpus_appended_in_process(
+    db: Database, corpora: Path
+) -> None:
+    in_process = await stored_base(db, corpora)
+    for name in ("one", "two"):
+        await load_pages(db, corpora / name, limits=BENCH_LIMITS)
+        await service(db).prepare_stored()
+    await in_process.warm()
+    assert in_process.last_source == "appended"
+    restarted = service(db)
+    await restarted.warm()
+    assert restarted.last_source == "stored"
+    await assert_same_state(restarted, in_process)
+
+
+async def test_past_the_segment_limit_a_full_save_compacts_them(
+    db: Database, corpora: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_store, "SEGMENT_LIMIT", 1)
+    in_process = await stored_base(db, corpora)
+    await load_pages(db, corpora / "one", limits=BENCH_LIMITS)
+    assert await service(db).prepare_stored() == "appended"
+    await load_pages(db, corpora / "two", limits=BENCH_LIMITS)
+    assert await service(db).prepare_stored() == "appended"  # base + segment, saved whole
+    assert await rows(db, "index_segments") == []
+    state = await topics_store.current_state(db)
+    assert state is not None
+    assert state.segments == ()
+    await in_process.warm()
+    restarted = service(db)
+    await restarted.warm()
+    assert restarted.last_source == "stored"
+    await assert_same_state(restarted, in_process)
+
+
+async def test_an_append_in_process_is_stored_as_a_segment(db: Database, corpora: Path) -> None:
+    topics = await stored_base(db, corpora)
+    base = await rows(db, "search_index")
+    await load_pages(db, corpora / "one", limits=BENCH_LIMITS)
+    await topics.warm()
+    assert topics.last_source == "appended"
+    assert await rows(db, "search_index") == base
+    state = await topics_store.current_state(db)
+    assert state is not None
+    assert len(state.segments) == 1
+    restarted = service(db)
+    await restarted.warm()
+    assert restarted.last_source == "stored"
+    await assert_same_state(restarted, topics)
