@@ -124,7 +124,7 @@ def _grams(vectors: PaperVectors, rows: NDArray[np.intp]) -> FloatArray:
     reader = np.broadcast_to(reader[:, None], terms.shape)[real]
     slot = np.broadcast_to(slot[:, None], terms.shape)[real]
     term, weight = terms[real].astype(np.int64), weights[real]
-    vocabulary = int(term.max(initial=0)) + 1
+    vocabulary = int(np.max(term, initial=0)) + 1
     order = np.argsort((reader * vocabulary + term) * size + slot)
     reader, slot, term, weight = reader[order], slot[order], term[order], weight[order]
     # Entries of one (reader, term) are adjacent: every pair of them is a product.
