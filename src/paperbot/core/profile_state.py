@@ -22,6 +22,7 @@ disturbed by a vote arriving meanwhile.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -64,7 +65,7 @@ class _TermSums:
         self.values: FloatArray = np.zeros(vocabulary, dtype=np.float64)
         self._users: Counts = np.zeros(vocabulary, dtype=np.int64)
 
-    def add(self, terms: NDArray[np.integer], weights: FloatArray, sign: int) -> None:
+    def add(self, terms: NDArray[np.integer[Any]], weights: FloatArray, sign: int) -> None:
         np.add.at(self.values, terms, sign * weights)
         np.add.at(self._users, terms, sign)
 

@@ -58,7 +58,10 @@ def build_index_columns(
     alive.
     """
     reuse = _reuse_positions(previous, ids)
-    norms: Sequence[str | None] = normal_titles or [None] * len(titles)
+    # Two statements, not `or`: older mypy joins the operands to list[str].
+    norms: Sequence[str | None] = [None] * len(titles)
+    if normal_titles:
+        norms = normal_titles
     title_texts = tuple(
         _reuse_text(_title_text(t, norm), i, reuse, previous.titles if previous else ())
         for i, (t, norm) in enumerate(zip(titles, norms, strict=True))
