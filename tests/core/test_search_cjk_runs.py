@@ -8,11 +8,11 @@ import pytest
 from paperbot.core.search import (
     SearchIndex,
     Term,
-    build_index_columns,
     parse_query,
     rank,
     split_unknown_runs,
 )
+from tests.support.search import index_of
 
 # Each word in two summaries at least, so a corpus word (MIN_PIECE_DF).
 PAPERS = [
@@ -27,13 +27,7 @@ PAPERS = [
 
 
 def make_index() -> SearchIndex:
-    return build_index_columns(
-        ids=list(range(1, len(PAPERS) + 1)),
-        titles=[t for t, _ in PAPERS],
-        venues=["arXiv"] * len(PAPERS),
-        years=[2024] * len(PAPERS),
-        summaries=[s for _, s in PAPERS],
-    )
+    return index_of(PAPERS)
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ from paperbot.core.search import (
     term_weight,
     zipf_frequency,
 )
+from tests.support.search import index_of
 
 # "small" and "shampoo" are each in one title: equally rare here.
 PAPERS = [
@@ -31,13 +32,7 @@ PAPERS = [
 
 
 def _index() -> SearchIndex:
-    return build_index_columns(
-        ids=list(range(1, len(PAPERS) + 1)),
-        titles=[t for t, _ in PAPERS],
-        venues=["arXiv"] * len(PAPERS),
-        years=[2024] * len(PAPERS),
-        summaries=[s for _, s in PAPERS],
-    )
+    return index_of(PAPERS)
 
 
 @pytest.mark.parametrize(

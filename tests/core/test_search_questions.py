@@ -14,12 +14,12 @@ from paperbot.core.search import (
     SearchIndex,
     Term,
     bilingual_table,
-    build_index_columns,
     parse_query,
     rank,
     term_weight,
     title_acronyms,
 )
+from tests.support.search import index_of
 
 # (title, summary): the filler papers make "model" and "language" common.
 PAPERS = [
@@ -37,13 +37,7 @@ PAPERS = [
 
 
 def make_index(papers: Sequence[tuple[str, str]] = PAPERS) -> SearchIndex:
-    return build_index_columns(
-        ids=list(range(1, len(papers) + 1)),
-        titles=[t for t, _ in papers],
-        venues=["arXiv"] * len(papers),
-        years=[2024] * len(papers),
-        summaries=[s for _, s in papers],
-    )
+    return index_of(papers)
 
 
 def top(query: str, expansions: Mapping[str, Sequence[str]] | None = None) -> list[int]:

@@ -15,7 +15,6 @@ from paperbot.core.search import (
     SearchIndex,
     Term,
     bilingual_table,
-    build_index_columns,
     concept_translations,
     parse_query,
     rank,
@@ -23,6 +22,7 @@ from paperbot.core.search import (
     title_length_norm,
 )
 from paperbot.core.text import normalize
+from tests.support.search import index_of
 
 CONCEPTS = [(("zeroth-order",), ("零阶优化",)), (("instability",), ("训练不稳定", "失稳"))]
 # A topic whose aliases attach to each other: 优化器 is broader than zeroth-order.
@@ -100,13 +100,7 @@ def test_translations_weigh_more_than_topic_aliases(query: str, alt: str, weight
 
 
 def make_index(papers: Sequence[tuple[str, str]]) -> SearchIndex:
-    return build_index_columns(
-        ids=list(range(1, len(papers) + 1)),
-        titles=[t for t, _ in papers],
-        venues=["arXiv"] * len(papers),
-        years=[2024] * len(papers),
-        summaries=[s for _, s in papers],
-    )
+    return index_of(papers)
 
 
 @pytest.mark.parametrize(

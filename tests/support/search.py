@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 from paperbot.config import BUNDLED_CORPUS
 from paperbot.core.corpus import decode, merge_entries, parse_text
 from paperbot.core.models import Paper
-from paperbot.core.search import SearchIndex, build_index
+from paperbot.core.search import SearchIndex, build_index, build_index_columns
 
 
 @cache
@@ -32,3 +33,14 @@ def real_index() -> SearchIndex:
 
 def title_of(paper_id: int) -> str:
     return next(p.title for p in real_papers() if p.id == paper_id)
+
+
+def index_of(papers: Sequence[tuple[str, str]]) -> SearchIndex:
+    """An index of (title, summary) pairs, ids 1..n, all arXiv 2024."""
+    return build_index_columns(
+        ids=list(range(1, len(papers) + 1)),
+        titles=[t for t, _ in papers],
+        venues=["arXiv"] * len(papers),
+        years=[2024] * len(papers),
+        summaries=[s for _, s in papers],
+    )

@@ -71,15 +71,10 @@ async def load(db: Database, state: StoredState) -> core.SearchIndex | None:
     """The stored base with its segments replayed; None when absent,
     changed meanwhile, unreadable, or when a segment cannot be replayed
     (a common character changed: only a full build answers right then)."""
-    stored = await index_store.load_index(db, SCOPE)
-    if stored is None or (stored.corpus_version, stored.format) != (
-        state.base_version,
-        state.format,
-    ):
+    found = await index_segments.load_with_segments(db, SCOPE, state)
+    if found is None:
         return None
-    segments = await index_segments.load_segments(db, SCOPE, state)
-    if segments is None:
-        return None
+    stored, segments = found
     try:
         return await asyncio.to_thread(_replay, stored.arrays, [s.arrays for s in segments])
     except (KeyError, ValueError, UnicodeDecodeError) as exc:

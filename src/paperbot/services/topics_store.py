@@ -71,15 +71,10 @@ async def load(db: Database, state: StoredState, fingerprint: str) -> Decoded | 
     """(corpus, matches by topic key, watermark) of the base with its
     segments replayed; None when absent or changed meanwhile. Raises
     KeyError/ValueError/UnicodeDecodeError when unreadable."""
-    stored = await search_index.load_index(db, SCOPE)
-    if stored is None or (stored.corpus_version, stored.format) != (
-        state.base_version,
-        state.format,
-    ):
+    found = await index_segments.load_with_segments(db, SCOPE, state)
+    if found is None:
         return None
-    segments = await index_segments.load_segments(db, SCOPE, state)
-    if segments is None:
-        return None
+    stored, segments = found
     return await asyncio.to_thread(
         _replay, stored.arrays, [s.arrays for s in segments], fingerprint
     )

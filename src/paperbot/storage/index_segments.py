@@ -88,6 +88,21 @@ async def load_segments(
     return segments
 
 
+async def load_with_segments(
+    db: Database, scope: str, state: StoredState
+) -> tuple[search_index.StoredIndex, list[Segment]] | None:
+    """The stored base of `scope` and its segments as `state` names them;
+    None when absent or changed since `state` was read."""
+    stored = await search_index.load_index(db, scope)
+    if stored is None or (stored.corpus_version, stored.format) != (
+        state.base_version,
+        state.format,
+    ):
+        return None
+    segments = await load_segments(db, scope, state)
+    return None if segments is None else (stored, segments)
+
+
 async def append_segment(
     db: Database,
     scope: str,
