@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from paperbot.bench.incremental import write_pages
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.services.doctor import diagnose
 from paperbot.services.search import SearchService
@@ -17,8 +18,7 @@ from tests.support.corpus import load_pages
 async def test_an_index_current_by_its_segment_is_not_stale(tmp_path: Path) -> None:
     items = synthetic_papers(310)
     write_corpus(tmp_path / "base", items[:300])
-    for page in write_corpus(tmp_path / "more", items[300:]):
-        page.rename(page.with_name(f"more-{page.name}"))
+    write_pages(tmp_path / "more", items[300:], "more")
     path = tmp_path / "paperbot.sqlite3"
     db = await Database.open(path)
     try:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from paperbot.bench.incremental import write_pages
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.services.app import App
 from tests.support.app import FIXED_NOW, settings_for
@@ -22,8 +23,7 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("append")
     papers = synthetic_papers(COUNT + COUNT // 100)
     write_corpus(folder / "base", papers[:COUNT])
-    for page in write_corpus(folder / "more", papers[COUNT:]):
-        page.rename(page.with_name(f"more-{page.name}"))
+    write_pages(folder / "more", papers[COUNT:], "more")
     return folder
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from paperbot.bench.incremental import write_pages
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.services.app import App
 from tests.support.app import FIXED_NOW, settings_for
@@ -25,8 +26,7 @@ async def test_two_pages_in_a_row_are_both_appended(tmp_path: Path) -> None:
     write_corpus(tmp_path / "base", papers[:BASE])
     for number in range(2):
         chunk = papers[BASE + number * PAGE : BASE + (number + 1) * PAGE]
-        for page in write_corpus(tmp_path / f"page{number}", chunk):
-            page.rename(page.with_name(f"page{number}-{page.name}"))
+        write_pages(tmp_path / f"page{number}", chunk, f"page{number}")
     app = await App.open(settings_for(tmp_path / "paperbot.sqlite3"))
     try:
         await load(app, tmp_path / "base")

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from paperbot.bench.incremental import write_pages
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.core import search as core
 from paperbot.services import search_store
@@ -33,8 +34,7 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> Path:
     papers = synthetic_papers(COUNT + 2 * STEP)
     write_corpus(folder / "base", papers[:COUNT])
     for name, part in (("one", papers[COUNT : COUNT + STEP]), ("two", papers[COUNT + STEP :])):
-        for page in write_corpus(folder / name, part):
-            page.rename(page.with_name(f"{name}-{page.name}"))
+        write_pages(folder / name, part, name)
     return folder
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from paperbot.bench.incremental import write_pages
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.services import topics_store
 from paperbot.services.search import SearchService
@@ -65,8 +66,7 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("segments-sigkill")
     papers = synthetic_papers(COUNT + STEP)
     write_corpus(folder / "base", papers[:COUNT])
-    for page in write_corpus(folder / "one", papers[COUNT:]):
-        page.rename(page.with_name(f"one-{page.name}"))
+    write_pages(folder / "one", papers[COUNT:], "one")
     return folder
 
 

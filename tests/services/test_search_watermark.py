@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from paperbot.bench.incremental import write_pages
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.core import search as core
 from paperbot.services import search as search_service
@@ -31,8 +32,7 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("watermark")
     papers = synthetic_papers(COUNT + COUNT // 100)
     first = write_corpus(folder / "base", papers[:COUNT])[0]
-    for page in write_corpus(folder / "more", papers[COUNT:]):
-        page.rename(page.with_name(f"more-{page.name}"))
+    write_pages(folder / "more", papers[COUNT:], "more")
     lines = first.read_text(encoding="utf-8").splitlines()
     at = next(i for i, line in enumerate(lines) if ": " in line and i > 3)
     lines[at] += f"另外补充{CORAL}一句。"

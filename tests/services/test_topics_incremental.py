@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from paperbot.bench.incremental import write_pages
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.core.topics import Profile, Topic, TopicCorpus, build_corpus, match_topic
 from paperbot.services import topics as topics_service
@@ -36,8 +37,7 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("topics-append")
     papers = synthetic_papers(COUNT + COUNT // 50)
     write_corpus(folder / "base", papers[:COUNT])
-    for page in write_corpus(folder / "more", papers[COUNT:]):
-        page.rename(page.with_name(f"more-{page.name}"))
+    write_pages(folder / "more", papers[COUNT:], "more")
     return folder
 
 

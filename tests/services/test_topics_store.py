@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from paperbot.bench.incremental import write_pages
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.services import search_store, topics_store
 from paperbot.services.topics import TopicService, load_vocabulary
@@ -27,8 +28,7 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> Path:
     papers = synthetic_papers(COUNT + 2 * STEP)
     write_corpus(folder / "base", papers[:COUNT])
     for name, part in (("one", papers[COUNT : COUNT + STEP]), ("two", papers[COUNT + STEP :])):
-        for page in write_corpus(folder / name, part):
-            page.rename(page.with_name(f"{name}-{page.name}"))
+        write_pages(folder / name, part, name)
     return folder
 
 
