@@ -10,7 +10,8 @@ import pytest
 from paperbot.core.text import normalize
 from paperbot.core.topics import build_corpus
 from paperbot.core.topics._corpus import _char_postings
-from paperbot.core.topics._keys import LATIN_LAST
+from paperbot.core.topics._keys import LATIN_LAST, Documents, document
+from paperbot.core.topics._matching import sorted_union
 from tests.support.topics import assert_same_corpus
 
 PAPERS = [
@@ -61,3 +62,37 @@ def test_char_postings_equal_a_plain_inverted_index_at_any_chunk(chunk: int) -> 
 def test_char_postings_refuse_chunks_too_large_to_pack() -> None:
     with pytest.raises(ValueError, match="2048"):
         _char_postings(DOCS, 2049)
+
+
+TEXTS = [
+    "Scaling Laws for Neural Language Models",
+    "",
+    "Optimisation studies: models, analyses and classes",
+    "数据混合与去重 dedup ＱＬｏＲＡ 65B",
+    "The Studies of studies 研究 studies",
+]
+
+
+@pytest.mark.parametrize(("split", "normal"), [(1, False), (2, True), (5, False), (5, True)])
+def test_documents_in_batches_equal_each_text_keyed_alone(split: int, normal: bool) -> None:
+    # A later batch repeats words an earlier one folded (`studies`).
+    texts = [normalize(t) for t in TEXTS] if normal else TEXTS
+    keys = Documents()
+    got = [
+        doc
+        for start in range(0, len(texts), split)
+        for doc in keys.of(texts[start : start + split], normal)
+    ]
+    assert got == [document(t, normal) for t in texts]
+    assert keys.latin == {w for doc in got for w in doc.split() if w[0] <= LATIN_LAST}
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [([], []), ([1, 4], []), ([0, 2, 9], [2, 3, 9, 11]), ([5], [1, 2, 3])],
+)
+def test_sorted_union_equals_numpy_union(a: list[int], b: list[int]) -> None:
+    left, right = np.asarray(a, dtype=np.int32), np.asarray(b, dtype=np.int32)
+    got = sorted_union(left, right)
+    assert got.tolist() == np.union1d(left, right).tolist()
+    assert got.dtype == np.int32

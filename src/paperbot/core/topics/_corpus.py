@@ -10,17 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import islice
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from paperbot.core.topics._keys import LATIN_LAST, document
+from paperbot.core.topics._keys import LATIN_LAST, Documents
 
 IntArray = npt.NDArray[np.int64]
 PosArray = npt.NDArray[np.int32]
 """Positions of papers inside a `TopicCorpus` (not paper ids)."""
 FloatArray = npt.NDArray[np.float64]
+_N = TypeVar("_N", bound=np.integer[Any])
 
 FIELDS = ("title", "summary")
 
@@ -54,6 +56,8 @@ class TopicCorpus:
         return self.title if name == "title" else self.summary
 
 
+_BATCH = 4096
+"""Papers whose keys are made together."""
 _DOC_BITS = 11
 _CHUNK_LIMIT = 1 << _DOC_BITS
 _DOC_MASK = _CHUNK_LIMIT - 1
@@ -64,28 +68,35 @@ _CODES = 0x110000
 def build_corpus(papers: Iterable[tuple[int, str, str]], normal: bool = False) -> TopicCorpus:
     """From (paper id, title, summary) triples (`normal`: title and summary
     are in `core.text.normalize`'s form already, as a load shares them with
-    the search index)."""
+    the search index). Read a batch at a time: the texts are let go as their
+    keys are made."""
     ids: list[int] = []
     titles: list[str] = []
     summaries: list[str] = []
-    for paper_id, title, summary in papers:
-        ids.append(paper_id)
-        titles.append(document(title, normal))
-        summaries.append(document(summary, normal))
+    keys = Documents()
+    papers = iter(papers)
+    while batch := list(islice(papers, _BATCH)):
+        ids += [paper_id for paper_id, _, _ in batch]
+        titles += keys.of([title for _, title, _ in batch], normal)
+        summaries += keys.of([summary for _, _, summary in batch], normal)
+        del batch
     return TopicCorpus(
-        np.asarray(ids, dtype=np.int64), _build_field(titles), _build_field(summaries)
+        np.asarray(ids, dtype=np.int64),
+        _build_field(titles, keys.latin),
+        _build_field(summaries, keys.latin),
     )
 
 
-def _build_field(docs: list[str]) -> FieldIndex:
-    # Every paper's distinct Latin words, then numbered in order of first
-    # use by C-level dict and map calls (not a Python call per word).
+def _build_field(docs: list[str], latin: set[str]) -> FieldIndex:
+    # Every paper's distinct Latin words (`latin`: every Latin word of the
+    # keys), then numbered in order of first use by C-level dict and map
+    # calls (not a Python call per word).
     flat: list[str] = []
     word_counts: list[int] = []
     for doc in docs:
-        latin = [t for t in set(doc.split()) if t[0] <= LATIN_LAST]
-        flat += latin
-        word_counts.append(len(latin))
+        found = latin.intersection(doc.split())
+        flat += found
+        word_counts.append(len(found))
     words = list(dict.fromkeys(flat))
     word_ids = dict(zip(words, range(len(words)), strict=True))
     keys = np.fromiter(map(word_ids.__getitem__, flat), dtype=np.int32, count=len(flat))
@@ -120,7 +131,8 @@ def _char_postings(docs: list[str], chunk: int = 2048) -> dict[int, PosArray]:
         lengths = np.fromiter((len(d) + 1 for d in part), dtype=np.int64, count=len(part))
         local = np.repeat(np.arange(len(part), dtype=np.uint32), lengths)[: len(codes)]
         cjk = codes > ord(LATIN_LAST)
-        packed = np.unique((codes[cjk] << _DOC_BITS) | local[cjk])
+        pairs = (codes[cjk] << _DOC_BITS) | local[cjk]
+        packed = distinct(pairs.astype(np.uint32, copy=False))
         counts += np.bincount(packed >> _DOC_BITS, minlength=_CODES)
         parts.append(packed)
     ends = np.cumsum(counts)
@@ -136,6 +148,16 @@ def _char_postings(docs: list[str], chunk: int = 2048) -> dict[int, PosArray]:
         _place(parts.pop(), start, positions, cursor)  # each part freed once placed
         start += chunk
     return {code: positions[s:e] for code, s, e in bounds}
+
+
+def distinct(values: npt.NDArray[_N]) -> npt.NDArray[_N]:
+    """`np.unique` of integers by a sort and a neighbour test: numpy 2's
+    `unique` goes through a hash table, ~80x slower on these arrays."""
+    values = np.sort(values)
+    keep = np.empty(len(values), dtype=np.bool_)
+    keep[:1] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
 
 
 def _place(

@@ -44,6 +44,7 @@ import weakref
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 import numpy.typing as npt
@@ -220,9 +221,10 @@ def _holding(
         if not exact:
             found |= both
             continue
-        docs = data.docs
-        for index in np.flatnonzero(both & ~found).tolist():
-            found[index] = term in docs[int(positions[index])]
+        unsure = np.flatnonzero(both & ~found)
+        texts = map(data.docs.__getitem__, positions[unsure].tolist())
+        held = map(str.__contains__, texts, repeat(term))
+        found[unsure] = np.fromiter(held, dtype=np.bool_, count=len(unsure))
     return found
 
 
