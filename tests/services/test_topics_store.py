@@ -5,14 +5,17 @@ in-process, and a full save compacts the segments away. On both backends."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
 from paperbot.bench.incremental import write_pages
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
-from paperbot.services import search_store, topics_store
+from paperbot.core.topics import build_corpus, match_topic
+from paperbot.services import search_store, topics_store, workers
 from paperbot.services.topics import TopicService, load_vocabulary
+from paperbot.storage import papers, search_index
 from paperbot.storage.backend import Database
 from tests.support.corpus import load_pages
 from tests.support.topics import assert_same_corpus, assert_same_matches
@@ -123,3 +126,33 @@ async def test_an_append_in_process_is_stored_as_a_segment(db: Database, corpora
     await restarted.warm()
     assert restarted.last_source == "stored"
     await assert_same_state(restarted, topics)
+
+
+async def test_a_full_build_is_stored_by_the_worker_unless_a_load_raced_it(
+    db: Database, corpora: Path
+) -> None:
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    version = await papers.corpus_version(db)
+    columns = await search_index.paper_columns(db)
+    found = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
+    vocabulary = load_vocabulary(VOCABULARY)
+    raced = (version - 1, found[-1][0])  # the corpus moved on since the worker read it
+    build = topics_store.build_and_store
+    assert await asyncio.to_thread(build, found, False, vocabulary, db.reopen, raced) == "skipped"
+    assert await topics_store.current_state(db) is None
+    # A real worker process, through a connection of its own.
+    mark = (version, found[-1][0])
+    assert await workers.in_lane(1, build, found, False, vocabulary, db.reopen, mark) == "built"
+    state = await topics_store.current_state(db)
+    assert state is not None
+    assert state.version == version
+    restarted = service(db)
+    await restarted.warm()
+    assert restarted.last_source == "stored"
+    built = await asyncio.to_thread(build_corpus, found)
+    _, corpus = await restarted.corpus()
+    assert_same_corpus(corpus, built, other_process=True)
+    protected = vocabulary.term_words()
+    for topic in vocabulary.topics:
+        expected = match_topic(topic, built, protected, vocabulary)
+        assert_same_matches(await restarted.matches(topic), expected)

@@ -19,22 +19,15 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from paperbot.core.models import PaperColumns
 from paperbot.core.search import SearchIndex, build_index_columns
 from paperbot.core.text import normalize_columns
-from paperbot.core.topics import (
-    Vocabulary,
-    build_corpus,
-    corpus_arrays,
-    match_topic,
-    vocabulary_fingerprint,
-)
-from paperbot.services import workers
+from paperbot.core.topics import Vocabulary
+from paperbot.services import topics_store, workers
 from paperbot.services.memory import release_free_memory
 from paperbot.storage import search_index
-from paperbot.storage.backend import Database
+from paperbot.storage.backend import Database, Reopen
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,15 +149,14 @@ def build_index_from(files: tuple[str, ...]) -> SearchIndex:
     )
 
 
-def topics_stored_form_from(files: tuple[str, ...], vocabulary: Vocabulary) -> dict[str, Any]:
-    """In a worker: the topic corpus and matches of the shared texts, stored
-    form (`core.topics.stored_form`, with each normal form let go as soon as
-    its matching form is made: the corpus is then built and matched without
-    the ~40 MB of normal forms beside it)."""
-    corpus = build_corpus(_consumed(read_texts(files)), normal=True)
-    protected = vocabulary.term_words()
-    matches = {t.key: match_topic(t, corpus, protected, vocabulary) for t in vocabulary.topics}
-    return dict(corpus_arrays(corpus, matches, vocabulary_fingerprint(vocabulary)))
+def topics_store_from(
+    files: tuple[str, ...], vocabulary: Vocabulary, where: Reopen, mark: tuple[int, int]
+) -> str:
+    """In a worker: the topic corpus and matches of the shared texts, built
+    and stored there (`topics_store.build_and_store`), each normal form let
+    go as soon as its matching form is made: the corpus is then built and
+    matched without the ~40 MB of normal forms beside it."""
+    return topics_store.build_and_store(_consumed(read_texts(files)), True, vocabulary, where, mark)
 
 
 def _consumed(part: _Part) -> Iterator[tuple[int, str, str]]:

@@ -38,13 +38,12 @@ from paperbot.core.topics import (
     match_topic,
     parse_vocabulary,
     resolve,
-    stored_form,
     suggest,
     update_corpus,
     vocabulary_fingerprint,
 )
 from paperbot.services import topics_store
-from paperbot.services.paper_texts import PaperTexts, topics_stored_form_from
+from paperbot.services.paper_texts import PaperTexts, topics_store_from
 from paperbot.services.search import COMPACT_SHARE
 from paperbot.services.workers import off_lane, off_loop
 from paperbot.storage import papers, search_index
@@ -262,12 +261,12 @@ class TopicService:
     async def prepare_stored(self, texts: PaperTexts | None = None) -> str:
         """For `paperbot load`: the stored corpus and matches current for the
         next start, without keeping a fully built corpus in this process
-        (the worker builds, matches and encodes it: ~80 MB of arrays cross
-        back instead of ~300 MB of objects at 100,000 papers). What can be
-        extended is extended as `warm` does. Returns how it became current.
-        A full build takes the papers' normal forms from `texts` when given
-        (a load shares them with the search index), in worker lane 1 (the
-        search index builds in lane 0 meanwhile)."""
+        (the worker builds, matches and stores it: neither ~300 MB of
+        objects nor ~80 MB of arrays come back at 100,000 papers). What can
+        be extended is extended as `warm` does. Returns how it became
+        current. A full build takes the papers' normal forms from `texts`
+        when given (a load shares them with the search index), in worker
+        lane 1 (the search index builds in lane 0 meanwhile)."""
         version = await papers.corpus_version(self.db)
         state = await topics_store.current_state(self.db)
         if state is not None and state.version == version:
@@ -280,35 +279,45 @@ class TopicService:
         if self._snapshot is not None or state is not None:
             await self.warm()
             return self.last_source or "current"
+        return await self._build_stored(version, texts)
+
+    async def _build_stored(self, version: int, texts: PaperTexts | None) -> str:
+        """`prepare_stored`'s full build: at scale built, matched and stored
+        by worker lane 1 ("built", or "skipped" when a load raced it)."""
         if texts is not None:
             shared = await texts.get()
             ids = shared.ids
             if len(ids) < _THREAD_THRESHOLD:
                 await self.warm()
                 return self.last_source or "current"
-            arrays = await off_lane(
-                1, len(ids), topics_stored_form_from, shared.files, self.vocabulary
+            # Papers come in id order: the last id is the max.
+            mark = (version, ids[-1])
+            return await off_lane(
+                1,
+                len(ids),
+                topics_store_from,
+                shared.files,
+                self.vocabulary,
+                self.db.reopen,
+                mark,
             )
-            last_id = ids[-1]
-            del shared, ids
-        else:
-            columns = await search_index.paper_columns(self.db)
-            rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
-            del columns
-            if len(rows) < _THREAD_THRESHOLD:
-                await self.warm()
-                return self.last_source or "current"
-            arrays = await off_lane(1, len(rows), stored_form, rows, self.vocabulary)
-            last_id = rows[-1][0]
-            del rows
-        mark = (version, last_id)  # papers come in id order
-        if await papers.corpus_version(self.db) != version:
-            return "skipped"  # a load raced this one: the next start builds
-        arrays["mark"] = np.asarray(mark, dtype=np.int64)
-        await search_index.save_index(
-            self.db, arrays, corpus_version=version, format=TOPICS_FORMAT, scope="topics"
+        columns = await search_index.paper_columns(self.db)
+        rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
+        del columns
+        if len(rows) < _THREAD_THRESHOLD:
+            await self.warm()
+            return self.last_source or "current"
+        mark = (version, rows[-1][0])
+        return await off_lane(
+            1,
+            len(rows),
+            topics_store.build_and_store,
+            rows,
+            False,
+            self.vocabulary,
+            self.db.reopen,
+            mark,
         )
-        return "built"
 
     async def is_ready(self) -> bool:
         """Whether matching can start at once (the corpus is prepared for the

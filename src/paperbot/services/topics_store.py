@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,8 +40,8 @@ from paperbot.core.topics import (
     with_part,
 )
 from paperbot.services import search_store
-from paperbot.storage import index_segments, search_index
-from paperbot.storage.backend import Database
+from paperbot.storage import index_segments, papers, search_index
+from paperbot.storage.backend import Database, Reopen
 from paperbot.storage.db import StorageError
 from paperbot.storage.index_segments import StoredState
 
@@ -65,6 +65,42 @@ async def current_state(db: Database) -> StoredState | None:
     """The stored corpus's base and segments, when of the current format."""
     state = await index_segments.stored_state(db, SCOPE)
     return state if state is not None and state.format == TOPICS_FORMAT else None
+
+
+def build_and_store(
+    rows: Iterable[tuple[int, str, str]],
+    normal: bool,
+    vocabulary: Vocabulary,
+    where: Reopen,
+    mark: tuple[int, int],
+) -> str:
+    """In a worker process: the corpus of these papers built (`normal` as
+    for `build_corpus`) and every vocabulary topic matched, stored as the
+    base (watermark `mark`: the corpus version, the max paper id) through
+    the worker's own connection, an array at a time, so they never cross
+    back to the loading process. "built", or "skipped" when another load
+    changed the corpus meanwhile (the next start builds)."""
+    corpus = build_corpus(rows, normal)
+    protected = vocabulary.term_words()
+    matches = {t.key: match_topic(t, corpus, protected, vocabulary) for t in vocabulary.topics}
+    arrays = corpus_arrays(corpus, matches, vocabulary_fingerprint(vocabulary), mark)
+    del corpus, matches  # the arrays' generator holds them until it is done
+    return asyncio.run(_store_base(where, arrays, mark[0]))
+
+
+async def _store_base(
+    where: Reopen, arrays: Iterator[tuple[str, NDArray[Any]]], version: int
+) -> str:
+    db = await where.open()
+    try:
+        if await papers.corpus_version(db) != version:
+            return "skipped"
+        await search_index.save_index(
+            db, arrays, corpus_version=version, format=TOPICS_FORMAT, scope=SCOPE
+        )
+        return "built"
+    finally:
+        await db.close()
 
 
 async def load(db: Database, state: StoredState, fingerprint: str) -> Decoded | None:

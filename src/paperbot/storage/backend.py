@@ -63,6 +63,11 @@ class Database(Protocol):
         """Where the data is, for messages (a file path, or a URL without password)."""
         ...
 
+    @property
+    def reopen(self) -> Reopen:
+        """How a worker process opens a connection of its own to this database."""
+        ...
+
     def transaction(self) -> AbstractAsyncContextManager[Transaction]: ...
 
     async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> Row | None: ...
@@ -99,9 +104,29 @@ def is_postgres_url(target: str | Path) -> bool:
     return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
 
 
-async def open_database(target: str | Path, *, lock_wait_seconds: float = 30.0) -> Database:
+@dataclass(frozen=True, slots=True)
+class Reopen:
+    """What opens a database again in a worker process (picklable): the
+    target `open_database` took (a file path, or the URL with its password:
+    never for messages) and how long a write waits for a lock."""
+
+    target: str
+    lock_wait_seconds: float = 30.0
+
+    async def open(self) -> Database:
+        """A connection of its own, without the start-up file check: the
+        process that opened the database first checked and migrated it."""
+        return await open_database(
+            self.target, lock_wait_seconds=self.lock_wait_seconds, check=False
+        )
+
+
+async def open_database(
+    target: str | Path, *, lock_wait_seconds: float = 30.0, check: bool = True
+) -> Database:
     """The migrated database `target` names: a `postgresql://` URL, a
-    `sqlite:///path` URL or a file path."""
+    `sqlite:///path` URL or a file path (`check`: SQLite's quick check of
+    the file first)."""
     if is_postgres_url(target):
         from paperbot.storage.postgres import PostgresDatabase  # asyncpg is an extra
 
@@ -110,4 +135,4 @@ async def open_database(target: str | Path, *, lock_wait_seconds: float = 30.0) 
 
     path = str(target)
     path = path.removeprefix(SQLITE_SCHEME) if path.startswith(SQLITE_SCHEME) else path
-    return await SqliteDatabase.open(Path(path), lock_wait_seconds=lock_wait_seconds)
+    return await SqliteDatabase.open(Path(path), lock_wait_seconds=lock_wait_seconds, check=check)

@@ -76,7 +76,6 @@ from paperbot.core.topics._persist import (
     corpus_from_arrays,
     matches_from_arrays,
     segment_matches,
-    stored_form,
     stored_mark,
     vocabulary_fingerprint,
 )
@@ -147,7 +146,6 @@ __all__ = [
     "resolve",
     "score_paper",
     "segment_matches",
-    "stored_form",
     "stored_mark",
     "suggest",
     "term_key",

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from paperbot.core.topics._corpus import FIELDS, FieldIndex, PosArray, TopicCorpus, build_corpus
+from paperbot.core.topics._corpus import FIELDS, FieldIndex, PosArray, TopicCorpus
 from paperbot.core.topics._feedback import Profile
-from paperbot.core.topics._matching import TopicMatches, match_topic
+from paperbot.core.topics._matching import TopicMatches
 from paperbot.core.topics._vocabulary import Vocabulary
 
 TOPICS_FORMAT = 4
@@ -78,19 +78,6 @@ def _profile_arrays(profiles: Sequence[Profile]) -> Iterator[tuple[str, NDArray[
     yield "profile_weights", np.asarray(weights, dtype=np.float64)
     counts = [(p.clear, p.papers, p.since) for p in profiles]
     yield "profile_counts", np.asarray(counts, dtype=np.int64).reshape(-1)
-
-
-def stored_form(
-    papers: Sequence[tuple[int, str, str]], vocabulary: Vocabulary, normal: bool = False
-) -> dict[str, NDArray[Any]]:
-    """The corpus of these papers and every vocabulary topic's matches, built
-    and matched, in their stored form (no watermark: the caller sets "mark").
-    For a worker process: the arrays cross back in a fraction of the memory
-    the corpus's Python objects take. `normal` as for `build_corpus`."""
-    corpus = build_corpus(papers, normal)
-    protected = vocabulary.term_words()
-    matches = {t.key: match_topic(t, corpus, protected, vocabulary) for t in vocabulary.topics}
-    return dict(corpus_arrays(corpus, matches, vocabulary_fingerprint(vocabulary)))
 
 
 def corpus_from_arrays(arrays: Mapping[str, NDArray[Any]]) -> TopicCorpus:
