@@ -73,10 +73,16 @@ TEXTS = [
 ]
 
 
-@pytest.mark.parametrize(("split", "normal"), [(1, False), (2, True), (5, False), (5, True)])
-def test_documents_in_batches_equal_each_text_keyed_alone(split: int, normal: bool) -> None:
-    # A later batch repeats words an earlier one folded (`studies`).
-    texts = [normalize(t) for t in TEXTS] if normal else TEXTS
+@pytest.mark.parametrize(
+    ("split", "normal", "order"),
+    [(1, False, 1), (2, True, 1), (2, True, -1), (3, False, -1), (5, False, 1), (5, True, -1)],
+)
+def test_documents_in_batches_equal_each_text_keyed_alone(
+    split: int, normal: bool, order: int
+) -> None:
+    # A later batch repeats words an earlier one folded (`studies`); an
+    # empty text first, last and inside a batch, or alone.
+    texts = [normalize(t) for t in TEXTS[::order]] if normal else TEXTS[::order]
     keys = Documents()
     got = [
         doc
@@ -85,6 +91,12 @@ def test_documents_in_batches_equal_each_text_keyed_alone(split: int, normal: bo
     ]
     assert got == [document(t, normal) for t in texts]
     assert keys.latin == {w for doc in got for w in doc.split() if w[0] <= LATIN_LAST}
+
+
+def test_documents_of_texts_not_in_normal_form_are_keyed_one_at_a_time() -> None:
+    # A newline would split a batch's joined text in the wrong place.
+    texts = ["two\nlines of models", "", "数据\n去重"]
+    assert Documents().of(texts, True) == [document(t, True) for t in texts]
 
 
 @pytest.mark.parametrize(

@@ -34,6 +34,7 @@ CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in CJK_RANGES)
 _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _LATIN_WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+")
 _TOKEN = re.compile(f"[{CJK_CLASS}]+|[0-9a-z\u00c0-\u024f]+")
+_TOKEN_OR_BREAK = re.compile(f"{_TOKEN.pattern}|\n")
 
 # British -> American spelling, applied to single words before stemming.
 _SPELLING = (
@@ -140,6 +141,12 @@ def tokens(normalized: str) -> list[str]:
     punctuation, full-width or not (`数据混合，去重` -> two runs).
     """
     return _TOKEN.findall(normalized)
+
+
+def line_tokens(normalized_lines: str) -> list[str]:
+    """`tokens` of several normalised texts joined by newlines (one regex
+    call for all), each newline kept as a "\\n" token between theirs."""
+    return _TOKEN_OR_BREAK.findall(normalized_lines)
 
 
 def latin_words(normalized: str) -> list[str]:

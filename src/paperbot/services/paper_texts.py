@@ -162,9 +162,11 @@ def topics_store_from(
 def _consumed(part: _Part) -> Iterator[tuple[int, str, str]]:
     """(id, normal title, normal summary) of each paper, each text dropped
     from `part` once yielded."""
+    part.columns.titles.clear()  # the raw titles and venues: the corpus needs neither
+    part.columns.venues.clear()
     ids, titles, summaries = part.columns.ids, part.normal_titles, part.normal_summaries
     for i, paper_id in enumerate(ids):
         yield paper_id, titles[i], summaries[i]
         titles[i] = summaries[i] = ""
-    for column in (titles, summaries, part.columns.titles, part.columns.venues):
-        column.clear()  # the raw titles and venues too: the corpus needs neither
+    titles.clear()
+    summaries.clear()

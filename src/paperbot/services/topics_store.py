@@ -40,6 +40,7 @@ from paperbot.core.topics import (
     with_part,
 )
 from paperbot.services import search_store
+from paperbot.services.memory import release_free_memory
 from paperbot.storage import index_segments, papers, search_index
 from paperbot.storage.backend import Database, Reopen
 from paperbot.storage.db import StorageError
@@ -81,8 +82,12 @@ def build_and_store(
     back to the loading process. "built", or "skipped" when another load
     changed the corpus meanwhile (the next start builds)."""
     corpus = build_corpus(rows, normal)
+    # The build's and the matching's freed heap handed back (~70 MB at
+    # 100,000 papers): this process lives on beside the search index's.
+    release_free_memory()
     protected = vocabulary.term_words()
     matches = {t.key: match_topic(t, corpus, protected, vocabulary) for t in vocabulary.topics}
+    release_free_memory()
     arrays = corpus_arrays(corpus, matches, vocabulary_fingerprint(vocabulary), mark)
     del corpus, matches  # the arrays' generator holds them until it is done
     return asyncio.run(_store_base(where, arrays, mark[0]))

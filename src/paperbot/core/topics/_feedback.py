@@ -200,24 +200,33 @@ def feedback(
     held = np.zeros(len(positions), dtype=np.float64)
     if total <= 0 or len(positions) == 0:
         return held
+    slots = _slots(positions, len(corpus))
     for term, weight in weights.items():
-        held[_holding(corpus, positions, term, exact)] += weight
+        held[_holding(corpus, positions, term, exact, slots)] += weight
     result: FloatArray = held / total
     return result
 
 
+def _slots(positions: PosList, size: int) -> PosArray:
+    """Each position's index among `positions` (-1: not among them)."""
+    slots = np.full(size, -1, dtype=np.int32)
+    slots[positions] = np.arange(len(positions), dtype=np.int32)
+    return slots
+
+
 def _holding(
-    corpus: TopicCorpus, positions: PosList, term: str, exact: bool
+    corpus: TopicCorpus, positions: PosList, term: str, exact: bool, slots: PosArray | None = None
 ) -> npt.NDArray[np.bool_]:
-    """Which of `positions` hold the term in their title or summary."""
+    """Which of `positions` hold the term in their title or summary (`slots`:
+    `_slots` of them, when asked about many terms)."""
     found = np.zeros(len(positions), dtype=np.bool_)
     for data in (corpus.title, corpus.summary):
         if not is_cjk_token(term):
-            found |= _member(positions, data.word_postings.get(term, _NONE), len(corpus))
+            found |= _member(positions, data.word_postings.get(term, _NONE), len(corpus), slots)
             continue
         both = np.ones(len(positions), dtype=np.bool_)
         for char in set(term):
-            both &= _member(positions, data.char_postings.get(char, _NONE), len(corpus))
+            both &= _member(positions, data.char_postings.get(char, _NONE), len(corpus), slots)
         if not exact:
             found |= both
             continue
@@ -228,11 +237,19 @@ def _holding(
     return found
 
 
-def _member(positions: PosList, postings: PosArray, size: int) -> npt.NDArray[np.bool_]:
+def _member(
+    positions: PosList, postings: PosArray, size: int, slots: PosArray | None = None
+) -> npt.NDArray[np.bool_]:
     """Which of `positions` are in `postings` (ascending, positions below
-    `size`): a binary search each for a few positions, else a scatter."""
+    `size`): through `slots` when given, else a binary search each for a few
+    positions, else a scatter."""
     if len(postings) == 0:
         return np.zeros(len(positions), dtype=np.bool_)
+    if slots is not None:
+        held = np.zeros(len(positions), dtype=np.bool_)
+        at = slots[postings]
+        held[at[at >= 0]] = True
+        return held
     if len(positions) * _SEARCH_SHARE < size:
         # Searched in the postings' own type: a mixed one would copy them.
         wanted = positions.astype(postings.dtype)

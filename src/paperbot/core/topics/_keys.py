@@ -10,7 +10,14 @@ substring (Chinese has no spaces between words).
 
 from __future__ import annotations
 
-from paperbot.core.text import fold_word, is_cjk_run, latin_words, normalize, tokens
+from paperbot.core.text import (
+    fold_word,
+    is_cjk_run,
+    latin_words,
+    line_tokens,
+    normalize,
+    tokens,
+)
 
 LATIN_LAST = "\u024f"
 """The last Latin word character of `core.text.tokens`: Latin word characters
@@ -66,13 +73,20 @@ class Documents:
         """`document(text, normal)` of each text."""
         if not normal:
             texts = [normalize(text) for text in texts]
+        lines = "\n".join(texts)
+        if lines.count("\n") != len(texts) - 1:  # not in normal form: one at a time
+            return [document(text, True) for text in texts]
         # No word character is a newline: the joined text has the same words.
-        new = set(latin_words("\n".join(texts))).difference(self._seen)
+        new = set(latin_words(lines)).difference(self._seen)
         for word in new:
             folded = fold_word(word)
             if folded != word:
                 self._folds[word] = folded
             self.latin.add(folded)
         self._seen |= new
-        get = self._folds.get
-        return [f" {' '.join(map(get, words, words))} " for words in map(tokens, texts)]
+        found = line_tokens(lines)
+        del lines
+        # " a b \n c " splits into " a b " and " c ": each text's padded key;
+        # a text without tokens comes out as " " where its key is "  ".
+        keys = f" {' '.join(map(self._folds.get, found, found))} ".split("\n")
+        return [key if key != " " else "  " for key in keys]
