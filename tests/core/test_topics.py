@@ -217,6 +217,12 @@ def test_shipped_vocabulary_is_valid_and_sized() -> None:
         ("rk", "keyword", "rk"),  # short text is never fuzzy
         ("mergin", "topic", "model-merging"),
         ("Transformers", "keyword", "transformer"),
+        # Generic words dropped, the rest names a topic: read as that topic.
+        ("LLM quantization", "topic", "quantization"),
+        ("LLM 量化", "topic", "quantization"),
+        ("large language model scaling laws", "topic", "scaling-laws"),
+        ("deep learning", "keyword", "deep learning"),  # all generic: kept whole
+        ("LLM galore", "keyword", "llm galore"),  # the rest names no topic
     ],
 )
 def test_resolve(vocab: Vocabulary, text: str, kind: str, key: str) -> None:

@@ -44,15 +44,57 @@ def check_topic_text(text: str) -> str:
 # Resolution
 
 
+GENERIC_WORDS = frozenset(
+    term_key(word)
+    for word in (
+        "model",
+        "large",
+        "language",
+        "learning",
+        "neural",
+        "network",
+        "deep",
+        "machine",
+        "LLM",
+        "LM",
+        "transformer",
+        "AI",
+        "大模型",
+        "模型",
+        "语言模型",
+        "大语言模型",
+        "神经网络",
+        "深度学习",
+    )
+)
+"""Words nearly every paper of an ML corpus could carry (the most frequent
+content words of the shipped titles, and their Chinese): in a typed keyword
+they only say the field. "model pruning" means pruning, "LLM safety" safety."""
+
+
 def resolve(text: str, vocabulary: Vocabulary) -> Topic:
     """What the user means: a topic by id, name or alias, a close misspelling
-    of one, else a free keyword. Raises `TopicInputError` for unusable text."""
+    of one, a topic its words name once the generic words are dropped
+    (`GENERIC_WORDS`), else a free keyword. Raises `TopicInputError` for
+    unusable text."""
     cleaned = check_topic_text(text)
     exact = vocabulary.get(cleaned) or vocabulary.lookup(cleaned)
     if exact is not None:
         return exact
-    fuzzy = _closest_term(term_key(cleaned), vocabulary)
-    return fuzzy if fuzzy is not None else Topic.keyword(cleaned)
+    key = term_key(cleaned)
+    fuzzy = _closest_term(key, vocabulary)
+    if fuzzy is not None:
+        return fuzzy
+    content = content_key(key)
+    named = vocabulary.lookup(content) if content != key else None
+    return named if named is not None else Topic.keyword(cleaned)
+
+
+def content_key(key: str) -> str:
+    """A term key without its generic words (`GENERIC_WORDS`); the key itself
+    when it is all generic words."""
+    content = [word for word in key.split(" ") if word not in GENERIC_WORDS]
+    return " ".join(content) if content else key
 
 
 def _fuzzy_budget(key: str) -> int:
