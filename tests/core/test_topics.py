@@ -377,6 +377,11 @@ def test_explain(
         ("transfomer", "Transformer Circuits", "", True),  # a typed typo no paper uses
         ("flash attention", "Flash-Attention Kernels", "", True),
         ("attention flash", "Flash-Attention Kernels", "", False),  # word order matters
+        # Generic words (model, LLM, language...) dropped: the rest is said alone too.
+        ("LLM galore", "GaLore: Memory-Efficient Training", "", True),
+        ("large language model galore", "GaLore Training", "", True),
+        ("galore optimizer", "GaLore: Memory-Efficient Training", "", False),  # none generic
+        ("deep learning", "Learning at Scale", "", False),  # all generic: said whole
     ],
 )
 def test_keyword_matching(keyword: str, title: str, summary: str, matches: bool) -> None:

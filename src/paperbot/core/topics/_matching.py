@@ -37,6 +37,7 @@ from paperbot.core.topics._corpus import (
     build_corpus,
 )
 from paperbot.core.topics._feedback import Profile, closest, refine
+from paperbot.core.topics._input import content_key
 from paperbot.core.topics._keys import needle, term_key
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
@@ -93,10 +94,7 @@ class _Term:
 def _topic_terms(topic: Topic, vocabulary: Vocabulary | None) -> list[_Term]:
     """A topic's names and aliases; a keyword and its bilingual expansions."""
     if topic.is_keyword:
-        if vocabulary is None:
-            return [_Term(topic.key, topic.name, 1.0)] if topic.key else []
-        expanded = expand_bilingual(topic.name, vocabulary)
-        return [_Term(key, key if w < 1.0 else topic.name, w) for key, w in expanded]
+        return _keyword_terms(topic, vocabulary)
     seen: dict[str, _Term] = {}
     weak = set(topic.weak_aliases)
     for text in topic.terms:
@@ -104,6 +102,25 @@ def _topic_terms(topic: Topic, vocabulary: Vocabulary | None) -> list[_Term]:
         if key and key not in seen:
             seen[key] = _Term(key, text, 1.0, text in weak)
     return list(seen.values())
+
+
+def _keyword_terms(topic: Topic, vocabulary: Vocabulary | None) -> list[_Term]:
+    """A keyword, and the keyword without its generic words (`content_key`:
+    "model compression" is said as "compression" too), each with its
+    bilingual expansions."""
+    found: dict[str, float] = {}
+    content = content_key(topic.key)
+    for text in dict.fromkeys((topic.name, content)):
+        if vocabulary is None:
+            expanded = [(term_key(text), 1.0)]
+        else:
+            expanded = expand_bilingual(text, vocabulary)
+        for key, weight in expanded:
+            if key and found.get(key, 0.0) < weight:
+                found[key] = weight
+    return [
+        _Term(key, topic.name if key == topic.key else key, weight) for key, weight in found.items()
+    ]
 
 
 def is_typo_of(word: str, candidate: str, protected: frozenset[str] = frozenset()) -> bool:
