@@ -85,9 +85,29 @@ def resolve(text: str, vocabulary: Vocabulary) -> Topic:
     fuzzy = _closest_term(key, vocabulary)
     if fuzzy is not None:
         return fuzzy
+    for part in _content_readings(key):
+        named = vocabulary.lookup(part)
+        if named is not None:
+            return named
+    return Topic.keyword(cleaned)
+
+
+def _content_readings(key: str) -> list[str]:
+    """The key's shorter readings, longest first: generic words trimmed off
+    its ends ("vision language model" is "vision language" before it is
+    "vision"), then every generic word dropped (`content_key`)."""
+    words = key.split(" ")
+    ends = [
+        " ".join(words[start:stop])
+        for start in range(len(words))
+        for stop in range(len(words), start, -1)
+        if (start, stop) != (0, len(words))
+        and all(w in GENERIC_WORDS for w in (*words[:start], *words[stop:]))
+        and any(w not in GENERIC_WORDS for w in words[start:stop])
+    ]
+    ends.sort(key=lambda part: -len(part.split(" ")))
     content = content_key(key)
-    named = vocabulary.lookup(content) if content != key else None
-    return named if named is not None else Topic.keyword(cleaned)
+    return list(dict.fromkeys([*ends, content] if content != key else ends))
 
 
 def content_key(key: str) -> str:

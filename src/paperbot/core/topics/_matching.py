@@ -27,7 +27,11 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from paperbot.core.text import is_cjk_run
-from paperbot.core.topics._bilingual import expand_bilingual
+from paperbot.core.topics._bilingual import (
+    EXPANSION_WEIGHT,
+    PARTIAL_EXPANSION_FACTOR,
+    expand_bilingual,
+)
 from paperbot.core.topics._corpus import (
     FieldIndex,
     FloatArray,
@@ -71,6 +75,10 @@ NEAR_LIMIT = 24
 (a passing mention, a weak alias alone) below `RELEVANCE_THRESHOLD`. They are
 never matches; the digest uses them, best first, before unrelated fill."""
 
+CONTENT_QUALITY = EXPANSION_WEIGHT * PARTIAL_EXPANSION_FACTOR
+"""A keyword said without its generic words counts as a partial bilingual
+expansion does: supporting evidence (a title hit stays below the threshold)."""
+
 TYPO_QUALITY = 0.7
 """A hit through a corrected word of a keyword counts this much of an exact hit."""
 
@@ -105,19 +113,23 @@ def _topic_terms(topic: Topic, vocabulary: Vocabulary | None) -> list[_Term]:
 
 
 def _keyword_terms(topic: Topic, vocabulary: Vocabulary | None) -> list[_Term]:
-    """A keyword, and the keyword without its generic words (`content_key`:
-    "model compression" is said as "compression" too), each with its
-    bilingual expansions."""
+    """A keyword with its bilingual expansions, and, as supporting evidence
+    only, the keyword without its generic words (`content_key`: "LLM galore"
+    is said as "galore"; but "model compression" is not every paper about
+    audio compression, so such a term never makes a match alone)."""
     found: dict[str, float] = {}
     content = content_key(topic.key)
-    for text in dict.fromkeys((topic.name, content)):
+    readings = [(topic.name, 1.0)]
+    if content != topic.key:
+        readings.append((content, CONTENT_QUALITY))
+    for text, quality in readings:
         if vocabulary is None:
             expanded = [(term_key(text), 1.0)]
         else:
             expanded = expand_bilingual(text, vocabulary)
         for key, weight in expanded:
-            if key and found.get(key, 0.0) < weight:
-                found[key] = weight
+            if key and found.get(key, 0.0) < weight * quality:
+                found[key] = weight * quality
     return [
         _Term(key, topic.name if key == topic.key else key, weight) for key, weight in found.items()
     ]
