@@ -224,6 +224,8 @@ def test_shipped_vocabulary_is_valid_and_sized() -> None:
         ("deep learning", "keyword", "deep learning"),  # all generic: kept whole
         ("LLM galore", "keyword", "llm galore"),  # the rest names no topic
         ("LLM draft model", "topic", "speculative-decoding"),  # ends trimmed first
+        ("大模型量化", "topic", "quantization"),  # a generic word beginning a Chinese run
+        ("大语言模型", "keyword", "大语言模型"),  # all generic
     ],
 )
 def test_resolve(vocab: Vocabulary, text: str, kind: str, key: str) -> None:

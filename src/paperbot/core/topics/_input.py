@@ -9,7 +9,13 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from paperbot.core import limits
-from paperbot.core.text import collapse_whitespace, has_cjk, normalize, strip_invisible
+from paperbot.core.text import (
+    collapse_whitespace,
+    has_cjk,
+    is_cjk_run,
+    normalize,
+    strip_invisible,
+)
 from paperbot.core.topics._keys import term_key
 from paperbot.core.topics._vocabulary import TOPIC_TEXT_MAX, Topic, Vocabulary
 
@@ -96,7 +102,7 @@ def _content_readings(key: str) -> list[str]:
     """The key's shorter readings, longest first: generic words trimmed off
     its ends ("vision language model" is "vision language" before it is
     "vision"), then every generic word dropped (`content_key`)."""
-    words = key.split(" ")
+    words = _split_generic(key)
     ends = [
         " ".join(words[start:stop])
         for start in range(len(words))
@@ -111,10 +117,41 @@ def _content_readings(key: str) -> list[str]:
 
 
 def content_key(key: str) -> str:
-    """A term key without its generic words (`GENERIC_WORDS`); the key itself
-    when it is all generic words."""
-    content = [word for word in key.split(" ") if word not in GENERIC_WORDS]
-    return " ".join(content) if content else key
+    """A term key without its generic words (`GENERIC_WORDS`, also at either
+    end of a Chinese run: 大模型剪枝 is 剪枝); the key itself when it is all
+    generic words or has none."""
+    words = _split_generic(key)
+    content = [word for word in words if word not in GENERIC_WORDS]
+    return " ".join(content) if content and len(content) < len(words) else key
+
+
+def _split_generic(key: str) -> list[str]:
+    """The key's words, a Chinese run split where a generic word begins or
+    ends it (leaving at least `_MIN_CJK_REST` characters)."""
+    words: list[str] = []
+    for word in key.split(" "):
+        if not is_cjk_run(word) or word in GENERIC_WORDS:
+            words.append(word)
+            continue
+        head = _generic_edge(word, at_start=True)
+        rest = word[len(head) :]
+        tail = _generic_edge(rest, at_start=False)
+        rest = rest[: len(rest) - len(tail)]
+        words.extend(w for w in (head, rest, tail) if w)
+    return words
+
+
+_CJK_GENERIC = sorted((w for w in GENERIC_WORDS if is_cjk_run(w)), key=len, reverse=True)
+_MIN_CJK_REST = 2
+
+
+def _generic_edge(run: str, *, at_start: bool) -> str:
+    """The longest generic word the run starts (or ends) with, leaving enough."""
+    for generic in _CJK_GENERIC:
+        fits = run.startswith(generic) if at_start else run.endswith(generic)
+        if fits and len(run) - len(generic) >= _MIN_CJK_REST:
+            return generic
+    return ""
 
 
 def _fuzzy_budget(key: str) -> int:
