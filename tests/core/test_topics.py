@@ -217,15 +217,6 @@ def test_shipped_vocabulary_is_valid_and_sized() -> None:
         ("rk", "keyword", "rk"),  # short text is never fuzzy
         ("mergin", "topic", "model-merging"),
         ("Transformers", "keyword", "transformer"),
-        # Generic words dropped, the rest names a topic: read as that topic.
-        ("LLM quantization", "topic", "quantization"),
-        ("LLM 量化", "topic", "quantization"),
-        ("large language model scaling laws", "topic", "scaling-laws"),
-        ("deep learning", "keyword", "deep learning"),  # all generic: kept whole
-        ("LLM galore", "keyword", "llm galore"),  # the rest names no topic
-        ("LLM draft model", "topic", "speculative-decoding"),  # ends trimmed first
-        ("大模型量化", "topic", "quantization"),  # a generic word beginning a Chinese run
-        ("大语言模型", "keyword", "大语言模型"),  # all generic
     ],
 )
 def test_resolve(vocab: Vocabulary, text: str, kind: str, key: str) -> None:
@@ -386,24 +377,6 @@ def test_keyword_matching(keyword: str, title: str, summary: str, matches: bool)
     kw = Topic.keyword(keyword)
     assert bool(explain(kw, title, summary)) is matches
     assert (score_paper(kw, title, summary) > 0) is matches
-
-
-@pytest.mark.parametrize(
-    ("keyword", "title", "place"),
-    [
-        # Without its generic words (model, LLM, language...) a keyword is
-        # supporting evidence: near, never a match alone.
-        ("LLM galore", "GaLore: Memory-Efficient Training", "near"),
-        ("large language model galore", "GaLore Training", "near"),
-        ("model compression", "High-Fidelity Audio Compression", "near"),
-        ("LLM galore", "LLM GaLore Tricks", "match"),  # the whole keyword
-        ("galore optimizer", "GaLore: Memory-Efficient Training", "none"),  # none generic
-        ("deep learning", "Learning at Scale", "none"),  # all generic: said whole
-    ],
-)
-def test_keyword_without_generic_words(keyword: str, title: str, place: str) -> None:
-    found = match_topic(Topic.keyword(keyword), build_corpus([(7, title, "")]))
-    assert (7 in found.ids, 7 in found.near_ids) == (place == "match", place == "near")
 
 
 @pytest.mark.parametrize(

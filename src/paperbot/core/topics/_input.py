@@ -9,13 +9,8 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from paperbot.core import limits
-from paperbot.core.text import (
-    collapse_whitespace,
-    has_cjk,
-    is_cjk_run,
-    normalize,
-    strip_invisible,
-)
+from paperbot.core.text import collapse_whitespace, has_cjk, normalize, strip_invisible
+from paperbot.core.topics._generic import content_readings
 from paperbot.core.topics._keys import term_key
 from paperbot.core.topics._vocabulary import TOPIC_TEXT_MAX, Topic, Vocabulary
 
@@ -50,38 +45,10 @@ def check_topic_text(text: str) -> str:
 # Resolution
 
 
-GENERIC_WORDS = frozenset(
-    term_key(word)
-    for word in (
-        "model",
-        "large",
-        "language",
-        "learning",
-        "neural",
-        "network",
-        "deep",
-        "machine",
-        "LLM",
-        "LM",
-        "transformer",
-        "AI",
-        "大模型",
-        "模型",
-        "语言模型",
-        "大语言模型",
-        "神经网络",
-        "深度学习",
-    )
-)
-"""Words nearly every paper of an ML corpus could carry (the most frequent
-content words of the shipped titles, and their Chinese): in a typed keyword
-they only say the field. "model pruning" means pruning, "LLM safety" safety."""
-
-
 def resolve(text: str, vocabulary: Vocabulary) -> Topic:
     """What the user means: a topic by id, name or alias, a close misspelling
     of one, a topic its words name once the generic words are dropped
-    (`GENERIC_WORDS`), else a free keyword. Raises `TopicInputError` for
+    (`_generic.content_readings`), else a free keyword. Raises `TopicInputError` for
     unusable text."""
     cleaned = check_topic_text(text)
     exact = vocabulary.get(cleaned) or vocabulary.lookup(cleaned)
@@ -91,67 +58,11 @@ def resolve(text: str, vocabulary: Vocabulary) -> Topic:
     fuzzy = _closest_term(key, vocabulary)
     if fuzzy is not None:
         return fuzzy
-    for part in _content_readings(key):
+    for part in content_readings(key):
         named = vocabulary.lookup(part)
         if named is not None:
             return named
     return Topic.keyword(cleaned)
-
-
-def _content_readings(key: str) -> list[str]:
-    """The key's shorter readings, longest first: generic words trimmed off
-    its ends ("vision language model" is "vision language" before it is
-    "vision"), then every generic word dropped (`content_key`)."""
-    words = _split_generic(key)
-    ends = [
-        " ".join(words[start:stop])
-        for start in range(len(words))
-        for stop in range(len(words), start, -1)
-        if (start, stop) != (0, len(words))
-        and all(w in GENERIC_WORDS for w in (*words[:start], *words[stop:]))
-        and any(w not in GENERIC_WORDS for w in words[start:stop])
-    ]
-    ends.sort(key=lambda part: -len(part.split(" ")))
-    content = content_key(key)
-    return list(dict.fromkeys([*ends, content] if content != key else ends))
-
-
-def content_key(key: str) -> str:
-    """A term key without its generic words (`GENERIC_WORDS`, also at either
-    end of a Chinese run: 大模型剪枝 is 剪枝); the key itself when it is all
-    generic words or has none."""
-    words = _split_generic(key)
-    content = [word for word in words if word not in GENERIC_WORDS]
-    return " ".join(content) if content and len(content) < len(words) else key
-
-
-def _split_generic(key: str) -> list[str]:
-    """The key's words, a Chinese run split where a generic word begins or
-    ends it (leaving at least `_MIN_CJK_REST` characters)."""
-    words: list[str] = []
-    for word in key.split(" "):
-        if not is_cjk_run(word) or word in GENERIC_WORDS:
-            words.append(word)
-            continue
-        head = _generic_edge(word, at_start=True)
-        rest = word[len(head) :]
-        tail = _generic_edge(rest, at_start=False)
-        rest = rest[: len(rest) - len(tail)]
-        words.extend(w for w in (head, rest, tail) if w)
-    return words
-
-
-_CJK_GENERIC = sorted((w for w in GENERIC_WORDS if is_cjk_run(w)), key=len, reverse=True)
-_MIN_CJK_REST = 2
-
-
-def _generic_edge(run: str, *, at_start: bool) -> str:
-    """The longest generic word the run starts (or ends) with, leaving enough."""
-    for generic in _CJK_GENERIC:
-        fits = run.startswith(generic) if at_start else run.endswith(generic)
-        if fits and len(run) - len(generic) >= _MIN_CJK_REST:
-            return generic
-    return ""
 
 
 def _fuzzy_budget(key: str) -> int:

@@ -27,11 +27,6 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from paperbot.core.text import is_cjk_run
-from paperbot.core.topics._bilingual import (
-    EXPANSION_WEIGHT,
-    PARTIAL_EXPANSION_FACTOR,
-    expand_bilingual,
-)
 from paperbot.core.topics._corpus import (
     FieldIndex,
     FloatArray,
@@ -41,7 +36,7 @@ from paperbot.core.topics._corpus import (
     build_corpus,
 )
 from paperbot.core.topics._feedback import Profile, closest, refine
-from paperbot.core.topics._input import content_key
+from paperbot.core.topics._generic import keyword_terms
 from paperbot.core.topics._keys import needle, term_key
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
@@ -75,10 +70,6 @@ NEAR_LIMIT = 24
 (a passing mention, a weak alias alone) below `RELEVANCE_THRESHOLD`. They are
 never matches; the digest uses them, best first, before unrelated fill."""
 
-CONTENT_QUALITY = EXPANSION_WEIGHT * PARTIAL_EXPANSION_FACTOR
-"""A keyword said without its generic words counts as a partial bilingual
-expansion does: supporting evidence (a title hit stays below the threshold)."""
-
 TYPO_QUALITY = 0.7
 """A hit through a corrected word of a keyword counts this much of an exact hit."""
 
@@ -102,7 +93,8 @@ class _Term:
 def _topic_terms(topic: Topic, vocabulary: Vocabulary | None) -> list[_Term]:
     """A topic's names and aliases; a keyword and its bilingual expansions."""
     if topic.is_keyword:
-        return _keyword_terms(topic, vocabulary)
+        found = keyword_terms(topic.name, vocabulary)
+        return [_Term(key, topic.name if key == topic.key else key, w) for key, w in found]
     seen: dict[str, _Term] = {}
     weak = set(topic.weak_aliases)
     for text in topic.terms:
@@ -110,29 +102,6 @@ def _topic_terms(topic: Topic, vocabulary: Vocabulary | None) -> list[_Term]:
         if key and key not in seen:
             seen[key] = _Term(key, text, 1.0, text in weak)
     return list(seen.values())
-
-
-def _keyword_terms(topic: Topic, vocabulary: Vocabulary | None) -> list[_Term]:
-    """A keyword with its bilingual expansions, and, as supporting evidence
-    only, the keyword without its generic words (`content_key`: "LLM galore"
-    is said as "galore"; but "model compression" is not every paper about
-    audio compression, so such a term never makes a match alone)."""
-    found: dict[str, float] = {}
-    content = content_key(topic.key)
-    readings = [(topic.name, 1.0)]
-    if content != topic.key:
-        readings.append((content, CONTENT_QUALITY))
-    for text, quality in readings:
-        if vocabulary is None:
-            expanded = [(term_key(text), 1.0)]
-        else:
-            expanded = expand_bilingual(text, vocabulary)
-        for key, weight in expanded:
-            if key and found.get(key, 0.0) < weight * quality:
-                found[key] = weight * quality
-    return [
-        _Term(key, topic.name if key == topic.key else key, weight) for key, weight in found.items()
-    ]
 
 
 def is_typo_of(word: str, candidate: str, protected: frozenset[str] = frozenset()) -> bool:
