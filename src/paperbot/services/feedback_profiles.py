@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from paperbot.core.digest import CorpusArrays
-from paperbot.core.profile import Mute, Personalization
+from paperbot.core.profile import Mute, Personalization, ReaderModel
 from paperbot.core.profile_state import ProfileState
 from paperbot.services.topics import TopicService
 from paperbot.storage import feedback as store
@@ -96,6 +96,18 @@ class GuildProfiles:
             return await self._in_thread(
                 guild_id, lambda: copy.state.personalization(audience, reader=reader)
             )
+
+    async def reader(
+        self, guild_id: int, user_id: int, corpus: CorpusArrays
+    ) -> tuple[ReaderModel, dict[int, int]]:
+        """One reader's model and votes (corpus position -> +1 / -1) as the
+        server's picks see them: the kept state, so /search and /feedback show
+        agree with the digest (and fit nothing it already fitted)."""
+        async with self._locks.setdefault(guild_id, asyncio.Lock()):
+            copy = await self._current(guild_id, corpus)
+            if copy is None:
+                return ReaderModel.none(), {}
+            return copy.state.model_of(user_id), dict(copy.votes.get(user_id, {}))
 
     # --- what this process changed ---------------------------------------------
 
