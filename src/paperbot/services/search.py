@@ -182,14 +182,7 @@ class SearchService:
         columns = await index_store.paper_columns(self._db, after_id=max_id, changed_after=covered)
         # Packed before `update_papers` consumes the summaries: what is
         # stored is this segment, not the whole index again.
-        segment = core.segment_arrays(
-            removed=changed,
-            ids=columns.ids,
-            titles=columns.titles,
-            venues=columns.venues,
-            years=columns.years,
-            summaries=columns.summaries,
-        )
+        segment = core.segment_arrays(changed, columns)
         # A thread: the work is the new papers' (small), and the index
         # itself would cost more to send to a process than to extend here.
         updated = await asyncio.to_thread(
