@@ -20,6 +20,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
+from paperbot.config import FeedbackSettings
 from paperbot.core.digest import CorpusArrays
 from paperbot.core.models import Paper
 from paperbot.core.profile import Mute, Personalization, ReaderModel, topic_leanings
@@ -63,7 +64,11 @@ class Muted:
 
 class FeedbackService:
     def __init__(
-        self, db: Database, topics: TopicService, search: SearchService | None = None
+        self,
+        db: Database,
+        topics: TopicService,
+        search: SearchService | None = None,
+        settings: FeedbackSettings | None = None,
     ) -> None:
         self._db = db
         self._topics = topics
@@ -73,7 +78,8 @@ class FeedbackService:
         # re-read only when the server's version moved (another process too).
         self._voters: dict[int, tuple[int, frozenset[int]]] = {}
         self._concepts: tuple[CorpusArrays, NDArray[Any]] | None = None
-        self._profiles = GuildProfiles(db, topics)
+        kept = FeedbackSettings() if settings is None else settings
+        self._profiles = GuildProfiles(db, topics, kept.kept_servers, kept.kept_bytes)
 
     # --- votes ----------------------------------------------------------------
 

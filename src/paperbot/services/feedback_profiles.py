@@ -34,13 +34,6 @@ from paperbot.storage.feedback import VoteOutcome
 
 log = logging.getLogger(__name__)
 
-# Servers whose personalization is kept, and the memory they may hold
-# together (the least recently picked is dropped first; the one in use is
-# always kept): 1,000 readers x 50 votes over 100,000 papers hold about
-# 60 MB, a server with a few votes about 10 MB there.
-PROFILE_SERVERS = 64
-PROFILE_MEMORY = 512 * 2**20
-
 T = TypeVar("T")
 # user -> corpus position -> +1 / -1
 ReaderVotes = dict[int, dict[int, int]]
@@ -70,9 +63,12 @@ class GuildProfiles:
         self,
         db: Database,
         topics: TopicService,
-        capacity: int = PROFILE_SERVERS,
-        memory: int = PROFILE_MEMORY,
+        capacity: int,
+        memory: int,
     ) -> None:
+        """Keeps at most `capacity` servers' copies holding `memory` bytes
+        together (`feedback.kept_servers`, `feedback.kept_mb`): the least
+        recently picked is dropped first; the one in use is always kept."""
         self._db = db
         self._topics = topics
         self._capacity = capacity
@@ -242,4 +238,4 @@ class GuildProfiles:
             raise
 
 
-__all__ = ["PROFILE_MEMORY", "PROFILE_SERVERS", "GuildProfiles"]
+__all__ = ["GuildProfiles"]
