@@ -341,6 +341,7 @@ class SearchService:
             max_length=self._settings.max_query_length,
             expansions=self._expansions,
             translations=self._translations,
+            word_count=core.corpus_word_counts(index),
         )
 
     async def search(

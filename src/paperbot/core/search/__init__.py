@@ -64,7 +64,7 @@ from paperbot.core.search._recall import (
     top_candidates,
 )
 from paperbot.core.search._rerank import rerank_one, rerank_scores, title_length_norm
-from paperbot.core.search._segment import split_unknown_runs
+from paperbot.core.search._segment import corpus_word_counts, split_unknown_runs
 from paperbot.core.search._weights import (
     ALTERNATIVE,
     CANDIDATES,
@@ -101,6 +101,7 @@ __all__ = [
     "build_index_columns",
     "char_grams",
     "concept_translations",
+    "corpus_word_counts",
     "dead_after",
     "english_idf",
     "expand_terms",
