@@ -30,6 +30,7 @@ from paperbot.core.search._build import (
     build_index_columns,
     title_acronyms,
 )
+from paperbot.core.search._dictionary import dictionary_translation
 from paperbot.core.search._general import english_idf, general_idf, zipf_frequency
 from paperbot.core.search._grams import char_grams, term_grams, word_grams, word_key
 from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
@@ -103,6 +104,7 @@ __all__ = [
     "concept_translations",
     "corpus_word_counts",
     "dead_after",
+    "dictionary_translation",
     "english_idf",
     "expand_terms",
     "filter_mask",

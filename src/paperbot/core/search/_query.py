@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from paperbot.core.search._cut import Piece, WordCount, cut_run
+from paperbot.core.search._dictionary import dictionary_translation
 from paperbot.core.search._weights import (
     ALTERNATIVE,
     LONG_QUERY_ALTERNATIVE,
@@ -248,9 +249,17 @@ def expand_terms(
                 i += len(toks)
                 break
         else:
-            terms.append(Term(pieces[i]))
+            terms.append(_with_dictionary(pieces[i], word_count))
             i += 1
     return tuple(terms)
+
+
+def _with_dictionary(word: str, word_count: WordCount | None) -> Term:
+    """A word no alias names, with its dictionary translation when the
+    corpus is known (`_dictionary`): counted as an alias, not a concept's
+    translation."""
+    found = dictionary_translation(word, word_count) if word_count is not None else None
+    return Term(word, (found,)) if found else Term(word)
 
 
 def bilingual_table(

@@ -1,0 +1,78 @@
+"""A general English -> Chinese dictionary for query words the concept
+tables do not translate (`data/english_chinese.tsv`, made by
+`scripts/english_chinese.py` from CC-CEDICT).
+
+The summaries are Chinese: an English question or paraphrase that shares
+no word with a title (`a thousand carefully curated examples ...`) can
+only meet its paper in the summary, through a translation of its everyday
+words. The concept tables translate the field's terms; this translates
+the rest, one Chinese word per English word: the first sense the
+dictionary gives that the summaries use (in `MIN_PIECE_DF` of them), the
+commonest of those. It counts as an alias (`ALTERNATIVE`), below a
+concept's translation.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from paperbot.core.search._cut import MIN_PIECE_DF, WordCount
+from paperbot.core.search._words import GENERIC_WORDS, STOP_WORDS, is_question_word
+from paperbot.core.text import fold_word
+
+_DICTIONARY_FILE = Path(__file__).resolve().parent.parent.parent / "data" / "english_chinese.tsv"
+# Shorter words are mostly abbreviations or grammar.
+MIN_WORD = 3
+
+
+@cache
+def _table() -> dict[str, tuple[tuple[int, str], ...]]:
+    """Folded English word -> (gloss position, Chinese word) pairs, first sense first."""
+    table: dict[str, list[tuple[int, str]]] = {}
+    # Shipped package data read once: the same bytes every run, no state.
+    for line in _DICTIONARY_FILE.read_text(encoding="utf-8").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        word, _, pairs = line.partition("\t")
+        into = table.setdefault(fold_word(word), [])
+        for pair in pairs.split():
+            position, _, chinese = pair.partition(":")
+            into.append((int(position), chinese))
+    return {word: tuple(sorted(pairs)) for word, pairs in table.items()}
+
+
+def _forms(word: str) -> list[str]:
+    """The word and the stems an inflection may stand for (trained ->
+    train, curated -> curate, backtracking -> backtrack)."""
+    forms = [word]
+    if word.endswith("ed"):
+        forms += [word[:-2], word[:-1]]
+    if word.endswith("ing"):
+        forms += [word[:-3], word[:-3] + "e"]
+    return forms
+
+
+def dictionary_translation(word: str, count: WordCount) -> str | None:
+    """The Chinese word translating an English query word, or None (a
+    grammar or generic word, a word the dictionary lacks, or one whose
+    translations no two summaries say)."""
+    if (
+        len(word) < MIN_WORD
+        or not word.isascii()
+        or not word.isalpha()
+        or word in STOP_WORDS
+        or word in GENERIC_WORDS
+        or is_question_word(word)
+    ):
+        return None
+    table = _table()
+    for form in _forms(word):
+        pairs = table.get(fold_word(form))
+        if not pairs:
+            continue
+        counted = [(position, -count(chinese), chinese) for position, chinese in pairs]
+        used = [item for item in counted if -item[1] >= MIN_PIECE_DF]
+        if used:
+            return min(used)[2]
+    return None
