@@ -12,6 +12,7 @@ from paperbot.core.search import (
     Term,
     corpus_word_counts,
     dictionary_translation,
+    english_translation,
     parse_query,
     rank,
 )
@@ -19,6 +20,8 @@ from tests.support.search import index_of
 
 # Summary document frequencies a corpus might show.
 COUNTS = {"聊天": 5, "唠嗑": 0, "突然": 3, "急剧": 9, "跳跃": 2, "训练": 40, "树木": 0}
+# Papers (title or summary) saying an English word.
+COUNTS |= {"thought": 4, "thinking": 9, "chat": 0, "gossip": 0, "train": 30}
 
 
 def count(word: str) -> int:
@@ -50,6 +53,23 @@ def test_dictionary_translation(word: str, expected: str | None) -> None:
     assert dictionary_translation(word, count) == expected
 
 
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        # 思维: (line of) thought / thinking: the first sense the papers use.
+        ("思维", "thought"),
+        # No paper says any of its senses (chat, gossip): nothing.
+        ("聊天", None),
+        # Generic and question words are never translated.
+        ("模型", None),
+        ("为什么", None),
+        ("不存在的词", None),
+    ],
+)
+def test_english_translation(word: str, expected: str | None) -> None:
+    assert english_translation(word, count) == expected
+
+
 PAPERS = [
     ("Less Is More for Alignment", "少量高质量样本就能得到聊天能力。"),
     ("Dialogue Agents", "多轮聊天数据。"),
@@ -75,3 +95,17 @@ def test_an_english_query_finds_papers_whose_summary_says_it_in_chinese() -> Non
     query = parse_query("chat", word_count=corpus_word_counts(index))
     assert set(rank(index, query).ids) == {1, 2}
     assert rank(index, parse_query("chat")).ids == ()
+
+
+def test_a_chinese_word_no_alias_names_finds_english_titles() -> None:
+    index = index_of([("Dialogue Agents That Chat", "多轮对话。"), ("Chat Models", "对话模型。")])
+    query = parse_query("聊天", word_count=corpus_word_counts(index))
+    assert query.terms == (Term("聊天", ("chat",)),)
+    assert set(rank(index, query).ids) == {1, 2}
+
+
+@pytest.mark.parametrize(("word", "papers"), [("chat", 2), ("chats", 2), ("dialogue", 0)])
+def test_corpus_word_counts_count_papers_saying_a_latin_word(word: str, papers: int) -> None:
+    # 0 under MIN_PIECE_DF: `dialogue` is in one title.
+    index = index_of([("Dialogue Agents That Chat", "多轮对话。"), ("Chat Models", "对话模型。")])
+    assert corpus_word_counts(index)(word) == papers

@@ -30,7 +30,7 @@ from paperbot.core.search._build import (
     build_index_columns,
     title_acronyms,
 )
-from paperbot.core.search._dictionary import dictionary_translation
+from paperbot.core.search._dictionary import dictionary_translation, english_translation
 from paperbot.core.search._general import english_idf, general_idf, zipf_frequency
 from paperbot.core.search._grams import char_grams, term_grams, word_grams, word_key
 from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
@@ -106,6 +106,7 @@ __all__ = [
     "dead_after",
     "dictionary_translation",
     "english_idf",
+    "english_translation",
     "expand_terms",
     "filter_mask",
     "from_arrays",

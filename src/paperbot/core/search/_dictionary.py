@@ -9,11 +9,14 @@ words. The concept tables translate the field's terms; this translates
 the rest, one Chinese word per English word: the first sense the
 dictionary gives that the summaries use (in `MIN_PIECE_DF` of them), the
 commonest of those. It counts as an alias (`ALTERNATIVE`), below a
-concept's translation.
+concept's translation. The other way, a Chinese query word no alias names
+gets the English word of its first sense that the papers use (思维 ->
+thought, for `Tree of Thoughts`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
@@ -42,6 +45,16 @@ def _table() -> dict[str, tuple[tuple[int, str], ...]]:
     return {word: tuple(sorted(pairs)) for word, pairs in table.items()}
 
 
+@cache
+def _inverse() -> dict[str, tuple[tuple[int, str], ...]]:
+    """Chinese word -> (gloss position, English word) pairs, first sense first."""
+    inverse: dict[str, list[tuple[int, str]]] = {}
+    for english, pairs in _table().items():
+        for position, chinese in pairs:
+            inverse.setdefault(chinese, []).append((position, english))
+    return {chinese: tuple(sorted(pairs)) for chinese, pairs in inverse.items()}
+
+
 def _forms(word: str) -> list[str]:
     """The word and the stems an inflection may stand for (trained ->
     train, curated -> curate, backtracking -> backtrack)."""
@@ -68,11 +81,31 @@ def dictionary_translation(word: str, count: WordCount) -> str | None:
         return None
     table = _table()
     for form in _forms(word):
-        pairs = table.get(fold_word(form))
-        if not pairs:
-            continue
-        counted = [(position, -count(chinese), chinese) for position, chinese in pairs]
-        used = [item for item in counted if -item[1] >= MIN_PIECE_DF]
-        if used:
-            return min(used)[2]
+        found = _most_used(table.get(fold_word(form), ()), count)
+        if found is not None:
+            return found
     return None
+
+
+def english_translation(word: str, count: WordCount) -> str | None:
+    """The English word translating a Chinese query word (思维 -> thought),
+    or None: the first sense the papers use (in `MIN_PIECE_DF` of them,
+    title or summary), the commonest of those, never a grammar word."""
+    if word in GENERIC_WORDS or is_question_word(word):
+        return None
+    pairs = [
+        (position, english)
+        for position, english in _inverse().get(word, ())
+        if english not in STOP_WORDS
+        and english not in GENERIC_WORDS
+        and not is_question_word(english)
+    ]
+    return _most_used(pairs, count)
+
+
+def _most_used(pairs: Iterable[tuple[int, str]], count: WordCount) -> str | None:
+    """Of (gloss position, word) pairs, the first sense the corpus uses,
+    the commonest of those."""
+    counted = [(position, -count(word), word) for position, word in pairs]
+    used = [item for item in counted if -item[1] >= MIN_PIECE_DF]
+    return min(used)[2] if used else None

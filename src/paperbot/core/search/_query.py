@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from paperbot.core.search._cut import Piece, WordCount, cut_run
-from paperbot.core.search._dictionary import dictionary_translation
+from paperbot.core.search._dictionary import dictionary_translation, english_translation
 from paperbot.core.search._weights import (
     ALTERNATIVE,
     LONG_QUERY_ALTERNATIVE,
@@ -258,7 +258,12 @@ def _with_dictionary(word: str, word_count: WordCount | None) -> Term:
     """A word no alias names, with its dictionary translation when the
     corpus is known (`_dictionary`): counted as an alias, not a concept's
     translation."""
-    found = dictionary_translation(word, word_count) if word_count is not None else None
+    if word_count is None:
+        return Term(word)
+    if is_cjk_run(word):
+        found = english_translation(word, word_count) if len(word) > 1 else None
+    else:
+        found = dictionary_translation(word, word_count)
     return Term(word, (found,)) if found else Term(word)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paperbot.core.search._cut import MIN_PIECE_DF, WordCount, cut_run
-from paperbot.core.search._grams import BIGRAM, CJK_BITS, TAG_SHIFT
+from paperbot.core.search._grams import BIGRAM, CJK_BITS, TAG_SHIFT, word_key
 from paperbot.core.search._index import SearchIndex
 from paperbot.core.search._query import Term
 from paperbot.core.search._words import CJK_PARTICLES, is_question_word
@@ -57,9 +57,9 @@ def is_grammar(word: str) -> bool:
 
 
 def corpus_word_counts(index: SearchIndex) -> WordCount:
-    """In how many summaries an n-gram occurs (`_Counts.df`; 0 under
-    `MIN_PIECE_DF`, where the count decides nothing), remembered for the one
-    query it serves."""
+    """In how many summaries a Chinese n-gram occurs, or in how many papers
+    (title or summary) a Latin word (`_Counts.df`; 0 under `MIN_PIECE_DF`,
+    where the count decides nothing), remembered for the one query it serves."""
     return _Counts(index).df
 
 
@@ -78,6 +78,8 @@ class _Counts:
         return self._seen[gram]
 
     def _count(self, gram: str) -> int:
+        if gram.isascii() and gram.isalpha():
+            return self._papers_saying(gram)
         if len(gram) < 2 or not is_cjk_run(gram):
             return 0
         rarest: NDArray[np.int32] | None = None
@@ -96,6 +98,20 @@ class _Counts:
         summaries = self._index.summaries
         held = sum(gram in summaries[d] for d in sample)
         return round(held * len(rarest) / len(sample))
+
+    def _papers_saying(self, word: str) -> int:
+        """Live papers whose title or summary holds the (stemmed) Latin
+        word (a paper saying it in both counts twice)."""
+        key = np.array([word_key(word)], dtype=np.int64)
+        total = 0
+        dead = self._index.dead
+        for field in (self._index.title, self._index.summary):
+            pos = int(field.lookup(key)[0])
+            if pos >= 0:
+                docs = field.docs[field.indptr[pos] : field.indptr[pos + 1]]
+                # Removed or changed papers say nothing any more.
+                total += len(docs) - (int(np.isin(docs, dead).sum()) if len(dead) else 0)
+        return total if total >= MIN_PIECE_DF else 0
 
     def _postings(self, a: str, b: str) -> NDArray[np.int32]:
         field = self._index.summary
