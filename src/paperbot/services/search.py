@@ -149,6 +149,10 @@ class SearchService:
                 index, source = await self._load_stored(version, exact=self._index is not None)
             if index is None:
                 index, source = await self._build_and_store(version, build), "built"
+            if self._index is None:
+                # The query dictionary is read once, here, off the event loop:
+                # not by the first search that needs it.
+                await asyncio.to_thread(core.load_dictionary)
             self._index, self._version = index, version
             self.last_status = IndexStatus(index.size, version, source, time.perf_counter() - start)
             log.info(

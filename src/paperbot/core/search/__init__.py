@@ -30,7 +30,11 @@ from paperbot.core.search._build import (
     build_index_columns,
     title_acronyms,
 )
-from paperbot.core.search._dictionary import dictionary_translation, english_translation
+from paperbot.core.search._dictionary import (
+    dictionary_translation,
+    english_translation,
+    load_dictionary,
+)
 from paperbot.core.search._general import english_idf, general_idf, zipf_frequency
 from paperbot.core.search._grams import char_grams, term_grams, word_grams, word_key
 from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
@@ -112,6 +116,7 @@ __all__ = [
     "from_arrays",
     "general_idf",
     "iter_arrays",
+    "load_dictionary",
     "parse_query",
     "rank",
     "rerank_one",
