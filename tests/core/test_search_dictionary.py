@@ -4,6 +4,9 @@ sense the summaries use, the commonest of those, counted as an alias."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 import pytest
 
 from paperbot.core.search import (
@@ -109,3 +112,10 @@ def test_corpus_word_counts_count_papers_saying_a_latin_word(word: str, papers: 
     # 0 under MIN_PIECE_DF: `dialogue` is in one title.
     index = index_of([("Dialogue Agents That Chat", "多轮对话。"), ("Chat Models", "对话模型。")])
     assert corpus_word_counts(index)(word) == papers
+
+
+def test_removed_papers_do_not_count_for_a_latin_word() -> None:
+    index = index_of([("Dialogue Agents That Chat", "多轮对话。"), ("Chat Models", "对话模型。")])
+    gone = replace(index, dead=np.array([0], dtype=np.int64))
+    assert corpus_word_counts(index)("chat") == 2
+    assert corpus_word_counts(gone)("chat") == 0  # one live paper: under MIN_PIECE_DF
