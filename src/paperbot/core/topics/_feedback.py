@@ -207,8 +207,11 @@ def feedback(
     return result
 
 
-def _slots(positions: PosList, size: int) -> PosArray:
-    """Each position's index among `positions` (-1: not among them)."""
+def _slots(positions: PosList, size: int) -> PosArray | None:
+    """Each position's index among `positions` (-1: not among them); None
+    for a few positions, which `_member` finds by binary search."""
+    if len(positions) * _SEARCH_SHARE < size:
+        return None
     slots = np.full(size, -1, dtype=np.int32)
     slots[positions] = np.arange(len(positions), dtype=np.int32)
     return slots
@@ -241,21 +244,21 @@ def _member(
     positions: PosList, postings: PosArray, size: int, slots: PosArray | None = None
 ) -> npt.NDArray[np.bool_]:
     """Which of `positions` are in `postings` (ascending, positions below
-    `size`): through `slots` when given, else a binary search each for a few
-    positions, else a scatter."""
+    `size`): a binary search each for a few positions, else through their
+    `slots` when given, else a scatter."""
     if len(postings) == 0:
         return np.zeros(len(positions), dtype=np.bool_)
-    if slots is not None:
-        held = np.zeros(len(positions), dtype=np.bool_)
-        at = slots[postings]
-        held[at[at >= 0]] = True
-        return held
     if len(positions) * _SEARCH_SHARE < size:
         # Searched in the postings' own type: a mixed one would copy them.
         wanted = positions.astype(postings.dtype)
         at = np.searchsorted(postings, wanted).clip(0, len(postings) - 1)
         found: npt.NDArray[np.bool_] = postings[at] == wanted
         return found
+    if slots is not None:
+        held = np.zeros(len(positions), dtype=np.bool_)
+        at = slots[postings]
+        held[at[at >= 0]] = True
+        return held
     mark = np.zeros(size, dtype=np.bool_)
     mark[postings] = True
     result: npt.NDArray[np.bool_] = mark[positions]
