@@ -1,6 +1,6 @@
 """The index build shares word keys between chunks and its two passes, and
 takes titles and summaries already in normal form: the same index as
-without."""
+without, and the same arrays when built straight into them (a load's)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ import re
 import numpy as np
 import pytest
 
-from paperbot.core.search import build_field, build_index_columns, title_acronyms, word_grams
+from paperbot.core.search import (
+    build_field,
+    build_index_arrays,
+    build_index_columns,
+    title_acronyms,
+    to_arrays,
+    word_grams,
+)
 from paperbot.core.text import normalize
 
 TITLES = [
@@ -108,3 +115,23 @@ def test_normal_titles_and_summaries_build_the_same_index() -> None:
 
     ours, theirs = build(True), build(False)
     assert repr(ours) == repr(theirs)
+
+
+@pytest.mark.parametrize("count", [0, 1, len(TITLES)])
+def test_arrays_built_from_normal_forms_equal_the_stored_index(count: int) -> None:
+    titles, summaries = TITLES[:count], SUMMARIES[:count]
+    columns = {
+        "ids": list(range(1, count + 1)),
+        "venues": ["NeurIPS", "ICML", "ICML", "ICLR", "ACL"][:count],
+        "years": list(range(2020, 2020 + count)),
+    }
+    expected = to_arrays(build_index_columns(**columns, titles=titles, summaries=list(summaries)))
+    given = ([*titles], [normalize(t) for t in titles], [normalize(s) for s in summaries])
+    ours = build_index_arrays(
+        **columns, titles=given[0], normal_titles=given[1], summaries=given[2]
+    )
+    assert ours.keys() == expected.keys()
+    for name, array in expected.items():
+        assert ours[name].dtype == array.dtype, name
+        assert np.array_equal(ours[name], array), name
+    assert given == ([], [], [])  # the texts were consumed

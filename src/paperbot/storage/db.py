@@ -123,7 +123,10 @@ class SqliteDatabase:
         *,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
         lock_wait_seconds: float = LOCK_WAIT_SECONDS,
+        check: bool = True,
     ) -> SqliteDatabase:
+        """The file, migrated; `check=False` skips `PRAGMA quick_check` (a
+        second connection to a file its first opener checked)."""
         path = Path(path)
         if str(path) != ":memory:":
             _check_location(path)
@@ -131,7 +134,8 @@ class SqliteDatabase:
         db = cls(conn, path, busy_timeout_ms=busy_timeout_ms, lock_wait_seconds=lock_wait_seconds)
         try:
             await db._configure()
-            await db._quick_check()
+            if check:
+                await db._quick_check()
             await db.retry_locked(lambda: migrate(conn))
         except sqlite3.Error as exc:
             await conn.close()
@@ -156,6 +160,10 @@ class SqliteDatabase:
     @property
     def location(self) -> str:
         return str(self.path)
+
+    @property
+    def target(self) -> str:
+        return str(self.path.absolute())
 
     async def _quick_check(self) -> None:
         """Refuse a damaged file before any command reads half of it.

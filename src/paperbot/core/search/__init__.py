@@ -27,6 +27,7 @@ from paperbot.core.search._append import append_papers, update_papers
 from paperbot.core.search._build import (
     build_field,
     build_index,
+    build_index_arrays,
     build_index_columns,
     title_acronyms,
 )
@@ -98,6 +99,7 @@ __all__ = [
     "bilingual_table",
     "build_field",
     "build_index",
+    "build_index_arrays",
     "build_index_columns",
     "char_grams",
     "concept_translations",

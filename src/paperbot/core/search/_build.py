@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,6 +19,7 @@ from paperbot.core.search._grams import (
     word_grams,
 )
 from paperbot.core.search._index import FieldIndex, SearchIndex
+from paperbot.core.search._persist import pack_texts
 from paperbot.core.search._weights import COMMON_DF
 from paperbot.core.text import normalize, normalize_bulk
 
@@ -85,6 +87,52 @@ def build_index_columns(
         title=build_field(title_texts),
         summary=build_field(summary_texts),
     )
+
+
+def build_index_arrays(
+    *,
+    ids: Sequence[int],
+    titles: list[str],
+    venues: Sequence[str],
+    years: Sequence[int],
+    summaries: list[str],
+    normal_titles: list[str],
+) -> dict[str, NDArray[Any]]:
+    """`to_arrays(build_index_columns(...))` of papers whose summaries and
+    titles are normalised already (a load's), holding less on the way: a
+    field's texts are packed and let go as soon as its postings are built,
+    never held as strings beside the other field's. `titles`,
+    `normal_titles` and `summaries` are consumed (emptied)."""
+    venue_names = tuple(sorted(set(venues)))
+    venue_code = {v: i for i, v in enumerate(venue_names)}
+    arrays: dict[str, NDArray[Any]] = {
+        "ids": np.array(ids, dtype=np.int64),
+        "years": np.array(years, dtype=np.int32),
+        "venue_codes": np.array([venue_code[v] for v in venues], dtype=np.int32),
+        "venues": pack_texts(venue_names),
+    }
+    title_texts = [_title_text(t, n) for t, n in zip(titles, normal_titles, strict=True)]
+    titles.clear()
+    normal_titles.clear()
+    arrays.update(_field_arrays("title", "titles", title_texts))
+    arrays.update(_field_arrays("summary", "summaries", summaries))
+    arrays["dead"] = np.zeros(0, dtype=np.int64)
+    return arrays
+
+
+def _field_arrays(name: str, texts_name: str, texts: list[str]) -> dict[str, NDArray[Any]]:
+    """One field's postings and packed texts, as `to_arrays` names them;
+    `texts` is emptied."""
+    field = build_field(texts)
+    packed = pack_texts(texts)
+    texts.clear()
+    return {
+        texts_name: packed,
+        f"{name}_keys": field.keys,
+        f"{name}_indptr": field.indptr,
+        f"{name}_docs": field.docs,
+        f"{name}_common": field.common,
+    }
 
 
 def _reuse_positions(previous: SearchIndex | None, ids: Sequence[int]) -> list[int]:

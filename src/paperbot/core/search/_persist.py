@@ -28,9 +28,9 @@ def iter_arrays(index: SearchIndex) -> Iterator[tuple[str, NDArray[Any]]]:
     yield "ids", index.ids
     yield "years", index.years
     yield "venue_codes", index.venue_codes
-    yield "venues", _pack_texts(index.venues)
-    yield "titles", _pack_texts(index.titles)
-    yield "summaries", _pack_texts(index.summaries)
+    yield "venues", pack_texts(index.venues)
+    yield "titles", pack_texts(index.titles)
+    yield "summaries", pack_texts(index.summaries)
     yield "title_keys", index.title.keys
     yield "title_indptr", index.title.indptr
     yield "title_docs", index.title.docs
@@ -76,7 +76,7 @@ def from_arrays(arrays: Mapping[str, NDArray[Any]]) -> SearchIndex:
 _TEXT_SEP = "\x00"
 
 
-def _pack_texts(texts: Sequence[str], chunk: int = 4096) -> NDArray[np.uint8]:
+def pack_texts(texts: Sequence[str], chunk: int = 4096) -> NDArray[np.uint8]:
     # NUL separates the texts; a text holding one is refused, not misread.
     # Encoded a chunk at a time: no full-size joined string is ever made.
     if not texts:
@@ -125,9 +125,9 @@ def segment_arrays(
         "removed": np.asarray(removed, dtype=np.int64),
         "ids": np.asarray(ids, dtype=np.int64),
         "years": np.asarray(years, dtype=np.int32),
-        "venues": _pack_texts(venues),
-        "titles": _pack_texts(titles),
-        "summaries": _pack_texts(summaries),
+        "venues": pack_texts(venues),
+        "titles": pack_texts(titles),
+        "summaries": pack_texts(summaries),
     }
 
 
