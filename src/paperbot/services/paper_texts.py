@@ -185,8 +185,10 @@ def store_index_from(files: tuple[str, ...], target: str, version: int) -> tuple
         years=columns.years,
         summaries=part.normal_summaries,
         normal_titles=part.normal_titles,
+        between=release_free_memory,  # a field's temporaries, before the next
     )
     del part, columns
+    release_free_memory()  # all that is left is the arrays to store
     live = len(arrays["ids"])
     return live, asyncio.run(_store_arrays(target, arrays, version))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -97,12 +97,14 @@ def build_index_arrays(
     years: Sequence[int],
     summaries: list[str],
     normal_titles: list[str],
+    between: Callable[[], object] = lambda: None,
 ) -> dict[str, NDArray[Any]]:
     """`to_arrays(build_index_columns(...))` of papers whose summaries and
     titles are normalised already (a load's), holding less on the way: a
     field's texts are packed and let go as soon as its postings are built,
     never held as strings beside the other field's. `titles`,
-    `normal_titles` and `summaries` are consumed (emptied)."""
+    `normal_titles` and `summaries` are consumed (emptied); `between` is
+    called after each field (the caller hands freed memory back)."""
     venue_names = tuple(sorted(set(venues)))
     venue_code = {v: i for i, v in enumerate(venue_names)}
     arrays: dict[str, NDArray[Any]] = {
@@ -115,7 +117,9 @@ def build_index_arrays(
     titles.clear()
     normal_titles.clear()
     arrays.update(_field_arrays("title", "titles", title_texts))
+    between()
     arrays.update(_field_arrays("summary", "summaries", summaries))
+    between()
     arrays["dead"] = np.zeros(0, dtype=np.int64)
     return arrays
 
@@ -124,7 +128,7 @@ def _field_arrays(name: str, texts_name: str, texts: list[str]) -> dict[str, NDA
     """One field's postings and packed texts, as `to_arrays` names them;
     `texts` is emptied."""
     field = build_field(texts)
-    packed = pack_texts(texts)
+    packed = pack_texts(texts, consume=True)
     texts.clear()
     return {
         texts_name: packed,
@@ -222,23 +226,8 @@ def build_field(
     if common_cps is None:
         common_cps = common_cjk_chars(texts)
     words = _WordGrams()
-    # Pass 1: the vocabulary and each gram's document frequency.
-    seen: list[NDArray[np.int64]] = []
-    seen_counts: list[NDArray[np.int64]] = []
-    for start in range(0, n, chunk):
-        grams, _ = _chunk_pairs(texts, start, chunk, doc_bits, common_cps, words)
-        first = run_starts(grams)
-        seen.append(grams[first])
-        seen_counts.append(np.diff(np.append(first, len(grams))))
-    all_keys = np.concatenate(seen)
-    all_counts = np.concatenate(seen_counts)
-    del seen, seen_counts
-    order = np.argsort(all_keys, kind="stable")
-    all_keys, all_counts = all_keys[order], all_counts[order]
-    first = run_starts(all_keys)
-    keys = all_keys[first]
-    df = np.add.reduceat(all_counts, first) if len(first) else np.zeros(0, dtype=np.int64)
-    del all_keys, all_counts, order, first
+    keys, df = _vocabulary(texts, chunk, doc_bits, common_cps, words)
+    words.keys.clear()  # pass 2 takes every chunk's word grams from pass 1
     indptr = np.zeros(len(keys) + 1, dtype=np.int64)
     np.cumsum(df, out=indptr[1:])
     # Pass 2: each chunk's papers into their grams' slots, in paper order.
@@ -254,6 +243,54 @@ def build_field(
         cursor[gram_at] += run
     common = ((UNIGRAM << TAG_SHIFT) | common_cps).astype(np.int64)
     return FieldIndex(keys.astype(np.int64), indptr, docs, common)
+
+
+def _vocabulary(
+    texts: Sequence[str],
+    chunk: int,
+    doc_bits: int,
+    common_cps: NDArray[np.int64],
+    words: _WordGrams,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Pass 1 of `build_field`: the sorted gram keys and each one's document
+    frequency. The chunks' grams are merged into the vocabulary so far
+    whenever they outgrow it: the chunks' distinct grams together are many
+    times the vocabulary (each chunk repeats the common ones), and holding
+    them all before one merge was most of a build's peak memory."""
+    keys = np.zeros(0, dtype=np.int64)
+    df = np.zeros(0, dtype=np.int64)
+    seen: list[NDArray[np.int64]] = []
+    seen_counts: list[NDArray[np.int64]] = []
+    pending = 0
+    for start in range(0, len(texts), chunk):
+        grams, _ = _chunk_pairs(texts, start, chunk, doc_bits, common_cps, words)
+        first = run_starts(grams)
+        seen.append(grams[first])
+        seen_counts.append(np.diff(np.append(first, len(grams))))
+        pending += len(first)
+        if pending > max(len(keys), _MERGE_AT):
+            keys, df = _merged([keys, *seen], [df, *seen_counts])
+            seen, seen_counts, pending = [], [], 0
+    return _merged([keys, *seen], [df, *seen_counts])
+
+
+_MERGE_AT = 1 << 18
+"""Distinct (chunk, gram) pairs `_vocabulary` gathers at least before a merge."""
+
+
+def _merged(
+    key_parts: list[NDArray[np.int64]], count_parts: list[NDArray[np.int64]]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The distinct keys of all parts, sorted, with their counts summed."""
+    all_keys = np.concatenate(key_parts)
+    all_counts = np.concatenate(count_parts)
+    order = np.argsort(all_keys, kind="stable")
+    all_keys, all_counts = all_keys[order], all_counts[order]
+    del order
+    first = run_starts(all_keys)
+    if not len(first):
+        return all_keys, all_counts
+    return all_keys[first], np.add.reduceat(all_counts, first)
 
 
 def run_starts(sorted_values: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -76,27 +76,41 @@ def from_arrays(arrays: Mapping[str, NDArray[Any]]) -> SearchIndex:
 _TEXT_SEP = "\x00"
 
 
-def pack_texts(texts: Sequence[str], chunk: int = 4096) -> NDArray[np.uint8]:
+def pack_texts(
+    texts: Sequence[str], chunk: int = 4096, *, consume: bool = False
+) -> NDArray[np.uint8]:
+    """The texts as one UTF-8 array; with `consume` (`texts` a list) each
+    text is let go once packed, so the strings and their packed form are
+    never both held whole."""
     # NUL separates the texts; a text holding one is refused, not misread.
-    # Encoded a chunk at a time: no full-size joined string is ever made.
+    # Encoded a chunk at a time, twice: once to size the result exactly,
+    # once into it (encoding is cheap; no second full-size copy is made).
     if not texts:
         return np.frombuffer(b"0", dtype=np.uint8)
-    parts = [b"1"]
-    for start in range(0, len(texts), chunk):
-        part = texts[start : start + chunk]
-        joined = _TEXT_SEP.join(part)
-        if joined.count(_TEXT_SEP) != len(part) - 1:
-            raise ValueError("texts to persist must not contain NUL")
+    starts = range(0, len(texts), chunk)
+    size = sum(len(_joined(texts, start, chunk)) for start in starts) + len(starts)
+    out = np.empty(size, dtype=np.uint8)
+    out[0] = ord("1")
+    at = 1
+    for start in starts:
         if start:
-            parts.append(_TEXT_SEP.encode("utf-8"))
-        parts.append(joined.encode("utf-8"))
-    out = np.empty(sum(len(p) for p in parts), dtype=np.uint8)
-    at = 0
-    while parts:
-        piece = parts.pop(0)
+            out[at] = 0
+            at += 1
+        piece = _joined(texts, start, chunk)
         out[at : at + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
         at += len(piece)
+        if consume:
+            assert isinstance(texts, list)
+            texts[start : start + chunk] = [""] * len(texts[start : start + chunk])
     return out
+
+
+def _joined(texts: Sequence[str], start: int, chunk: int) -> bytes:
+    part = texts[start : start + chunk]
+    joined = _TEXT_SEP.join(part)
+    if joined.count(_TEXT_SEP) != len(part) - 1:
+        raise ValueError("texts to persist must not contain NUL")
+    return joined.encode("utf-8")
 
 
 def _unpack_texts(data: NDArray[np.uint8]) -> tuple[str, ...]:
