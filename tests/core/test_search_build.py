@@ -13,6 +13,7 @@ from paperbot.core.search import (
     build_field,
     build_index_arrays,
     build_index_columns,
+    pack_texts,
     title_acronyms,
     to_arrays,
     word_grams,
@@ -120,18 +121,39 @@ def test_normal_titles_and_summaries_build_the_same_index() -> None:
 @pytest.mark.parametrize("count", [0, 1, len(TITLES)])
 def test_arrays_built_from_normal_forms_equal_the_stored_index(count: int) -> None:
     titles, summaries = TITLES[:count], SUMMARIES[:count]
-    columns = {
-        "ids": list(range(1, count + 1)),
-        "venues": ["NeurIPS", "ICML", "ICML", "ICLR", "ACL"][:count],
-        "years": list(range(2020, 2020 + count)),
-    }
-    expected = to_arrays(build_index_columns(**columns, titles=titles, summaries=list(summaries)))
+    ids = list(range(1, count + 1))
+    venues = ["NeurIPS", "ICML", "ICML", "ICLR", "ACL"][:count]
+    years = list(range(2020, 2020 + count))
+    expected = to_arrays(
+        build_index_columns(
+            ids=ids, titles=titles, venues=venues, years=years, summaries=list(summaries)
+        )
+    )
     given = ([*titles], [normalize(t) for t in titles], [normalize(s) for s in summaries])
     ours = build_index_arrays(
-        **columns, titles=given[0], normal_titles=given[1], summaries=given[2]
+        ids=ids,
+        titles=given[0],
+        venues=venues,
+        years=years,
+        summaries=given[2],
+        normal_titles=given[1],
     )
     assert ours.keys() == expected.keys()
     for name, array in expected.items():
         assert ours[name].dtype == array.dtype, name
         assert np.array_equal(ours[name], array), name
     assert given == ([], [], [])  # the texts were consumed
+
+
+@pytest.mark.parametrize(("chunk", "consume"), [(1, False), (2, True), (4096, True)])
+def test_packed_texts_are_the_texts_joined_by_nul(chunk: int, consume: bool) -> None:
+    texts = [normalize(s) for s in SUMMARIES]
+    expected = b"1" + "\x00".join(texts).encode("utf-8")
+    packed = pack_texts(texts, chunk, consume=consume)
+    assert packed.tobytes() == expected
+    assert texts == ([""] * len(SUMMARIES) if consume else [normalize(s) for s in SUMMARIES])
+
+
+def test_a_text_holding_nul_is_refused() -> None:
+    with pytest.raises(ValueError, match="NUL"):
+        pack_texts(["a", "b\x00c"], 1)

@@ -6,7 +6,9 @@ Both start from `core.text.normalize` of every title and summary; at
 worked out once and shared: split in two halves, one per worker process.
 The normal forms never pass through this process: each half is written to
 a private temporary file, and the two builders (worker processes too) read
-the files. This process holds the stored columns alone, once.
+the files. This process holds the stored columns alone, once. The search
+index's builder stores the index itself (its own connection): its arrays
+never come back to this process either.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 from numpy.typing import NDArray
 
 from paperbot.core.models import PaperColumns
-from paperbot.core.search import SearchIndex, build_index_arrays, build_index_columns
+from paperbot.core.search import build_index_arrays
 from paperbot.core.text import normalize_columns
 from paperbot.core.topics import (
     Vocabulary,
@@ -157,25 +159,11 @@ def read_texts(files: tuple[str, ...]) -> _Part:
     return whole
 
 
-def build_index_from(files: tuple[str, ...]) -> SearchIndex:
-    """In a worker: the search index of the shared texts."""
-    part = read_texts(files)
-    columns = part.columns
-    return build_index_columns(
-        ids=columns.ids,
-        titles=columns.titles,
-        venues=columns.venues,
-        years=columns.years,
-        summaries=part.normal_summaries,
-        normal_titles=part.normal_titles,
-    )
-
-
 def store_index_from(files: tuple[str, ...], target: str, version: int) -> tuple[int, str | None]:
-    """In a worker: the search index of the shared texts built (as
-    `build_index_from`, in arrays: the texts packed as soon as their field
-    is indexed) and stored as corpus version `version` in the database at
-    `target`. (live papers, why storing failed or None)."""
+    """In a worker: the search index of the shared texts built (straight
+    into its stored arrays, `core.search.build_index_arrays`) and stored as
+    corpus version `version` in the database at `target`, through a
+    connection of its own. (live papers, why storing failed or None)."""
     part = read_texts(files)
     columns = part.columns
     arrays = build_index_arrays(
