@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from paperbot.core.search import (
+    PackedTexts,
     build_field,
     build_index_arrays,
     build_index_columns,
@@ -157,3 +158,14 @@ def test_packed_texts_are_the_texts_joined_by_nul(chunk: int, consume: bool) -> 
 def test_a_text_holding_nul_is_refused() -> None:
     with pytest.raises(ValueError, match="NUL"):
         pack_texts(["a", "b\x00c"], 1)
+
+
+@pytest.mark.parametrize("texts", [[], [""], ["a"], [normalize(s) for s in SUMMARIES]])
+def test_packed_texts_read_back_as_the_texts(texts: list[str]) -> None:
+    packed = PackedTexts(pack_texts(texts, 2))
+    assert len(packed) == len(texts)
+    assert list(packed) == texts
+    for part in (slice(1, 3), slice(None, None, 2), slice(3, 1), slice(-2, None)):
+        assert packed[part] == texts[part], part
+    if texts:
+        assert packed[-1] == texts[-1]

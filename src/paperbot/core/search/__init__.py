@@ -36,6 +36,7 @@ from paperbot.core.search._grams import char_grams, term_grams, word_grams, word
 from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
 from paperbot.core.search._persist import (
     INDEX_FORMAT,
+    PackedTexts,
     dead_after,
     from_arrays,
     iter_arrays,
@@ -90,6 +91,7 @@ __all__ = [
     "STOP_WORDS",
     "TRANSLATION",
     "FieldIndex",
+    "PackedTexts",
     "ParsedQuery",
     "QueryProblem",
     "Ranking",

@@ -19,7 +19,7 @@ from paperbot.core.search._grams import (
     word_grams,
 )
 from paperbot.core.search._index import FieldIndex, SearchIndex
-from paperbot.core.search._persist import pack_texts
+from paperbot.core.search._persist import PackedTexts, pack_texts
 from paperbot.core.search._weights import COMMON_DF
 from paperbot.core.text import normalize, normalize_bulk
 
@@ -91,20 +91,21 @@ def build_index_columns(
 
 def build_index_arrays(
     *,
-    ids: Sequence[int],
+    ids: list[int],
     titles: list[str],
-    venues: Sequence[str],
-    years: Sequence[int],
+    venues: list[str],
+    years: list[int],
     summaries: list[str],
     normal_titles: list[str],
     between: Callable[[], object] = lambda: None,
 ) -> dict[str, NDArray[Any]]:
     """`to_arrays(build_index_columns(...))` of papers whose summaries and
-    titles are normalised already (a load's), holding less on the way: a
-    field's texts are packed and let go as soon as its postings are built,
-    never held as strings beside the other field's. `titles`,
-    `normal_titles` and `summaries` are consumed (emptied); `between` is
-    called after each field (the caller hands freed memory back)."""
+    titles are normalised already (a load's), holding less on the way:
+    every list given is consumed (emptied) into arrays, the texts packed
+    before any postings are built, and each field indexed from its packed
+    form (`PackedTexts`), so no string of the papers is held while the
+    postings are. `between` is called once the strings are let go and after
+    each field (the caller hands freed memory back to the system)."""
     venue_names = tuple(sorted(set(venues)))
     venue_code = {v: i for i, v in enumerate(venue_names)}
     arrays: dict[str, NDArray[Any]] = {
@@ -114,29 +115,23 @@ def build_index_arrays(
         "venues": pack_texts(venue_names),
     }
     title_texts = [_title_text(t, n) for t, n in zip(titles, normal_titles, strict=True)]
-    titles.clear()
-    normal_titles.clear()
-    arrays.update(_field_arrays("title", "titles", title_texts))
+    for column in (ids, years, venues, titles, normal_titles):
+        column.clear()
+    arrays["titles"] = pack_texts(title_texts, consume=True)
+    arrays["summaries"] = pack_texts(summaries, consume=True)
+    title_texts.clear()
+    summaries.clear()
     between()
-    arrays.update(_field_arrays("summary", "summaries", summaries))
-    between()
+    for name, texts in (("title", "titles"), ("summary", "summaries")):
+        field = build_field(PackedTexts(arrays[texts]))
+        arrays[f"{name}_keys"] = field.keys
+        arrays[f"{name}_indptr"] = field.indptr
+        arrays[f"{name}_docs"] = field.docs
+        arrays[f"{name}_common"] = field.common
+        del field
+        between()
     arrays["dead"] = np.zeros(0, dtype=np.int64)
     return arrays
-
-
-def _field_arrays(name: str, texts_name: str, texts: list[str]) -> dict[str, NDArray[Any]]:
-    """One field's postings and packed texts, as `to_arrays` names them;
-    `texts` is emptied."""
-    field = build_field(texts)
-    packed = pack_texts(texts, consume=True)
-    texts.clear()
-    return {
-        texts_name: packed,
-        f"{name}_keys": field.keys,
-        f"{name}_indptr": field.indptr,
-        f"{name}_docs": field.docs,
-        f"{name}_common": field.common,
-    }
 
 
 def _reuse_positions(previous: SearchIndex | None, ids: Sequence[int]) -> list[int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -103,6 +103,52 @@ def pack_texts(
             assert isinstance(texts, list)
             texts[start : start + chunk] = [""] * len(texts[start : start + chunk])
     return out
+
+
+class PackedTexts(Sequence[str]):
+    """The texts `pack_texts` packed, read back a slice at a time: a build
+    indexes a field from its packed form, decoding one chunk at a time,
+    without every text held as a string beside its postings."""
+
+    def __init__(self, packed: NDArray[np.uint8]) -> None:
+        self._packed = packed
+        if packed[:1].tobytes() != b"1":
+            self._starts = self._ends = np.zeros(0, dtype=np.int64)
+            return
+        # A megabyte at a time: no mask as large as the texts.
+        block = 1 << 20
+        cuts = np.concatenate(
+            [
+                np.flatnonzero(packed[at : at + block] == 0) + at
+                for at in range(0, len(packed), block)
+            ]
+        )
+        self._starts = np.concatenate([[1], cuts + 1]).astype(np.int64)
+        self._ends = np.concatenate([cuts, [len(packed)]]).astype(np.int64)
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, at: int) -> str: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> list[str]: ...
+
+    def __getitem__(self, at: int | slice) -> str | list[str]:
+        if isinstance(at, int):
+            return self._decode(range(len(self))[at], 1)[0]
+        positions = range(len(self))[at]
+        if not positions:
+            return []
+        if positions.step != 1:
+            return [self._decode(i, 1)[0] for i in positions]
+        return self._decode(positions.start, len(positions))
+
+    def _decode(self, first: int, count: int) -> list[str]:
+        data = self._packed[self._starts[first] : self._ends[first + count - 1]]
+        text, _ = codecs.utf_8_decode(data.tobytes(), "strict", True)
+        return text.split(_TEXT_SEP)
 
 
 def _joined(texts: Sequence[str], start: int, chunk: int) -> bytes:
