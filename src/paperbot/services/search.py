@@ -38,9 +38,7 @@ __all__ = ["COMPACT_SHARE", "WATERMARK", "IndexStatus", "SearchHit", "SearchResu
 
 P = ParamSpec("P")
 R = TypeVar("R")
-# A full build of a corpus version made and stored elsewhere (a load's, in
-# a worker process): its live papers.
-StoredBuild = Callable[[int], Awaitable[int]]
+StoredBuild = Callable[[int], Awaitable[int]]  # a load's full build, stored by its worker
 
 # How long a search waits for a rebuild after the corpus changed before it
 # answers from the previous index (small corpora rebuild well within this).
@@ -78,6 +76,7 @@ class SearchService:
         self._translations: Mapping[str, Collection[str]] = translations or {}
         self._index: core.SearchIndex | None = None
         self._version = -1
+        self._dictionary_read = False
         self._lock = asyncio.Lock()
         self._rebuild: asyncio.Task[core.SearchIndex] | None = None
         self.last_status: IndexStatus | None = None
@@ -150,6 +149,11 @@ class SearchService:
                 index, source = await self._load_stored(version, exact=self._index is not None)
             if index is None:
                 index, source = await self._build_and_store(version), "built"
+            if not self._dictionary_read:
+                # The query dictionary is read once, here, off the event loop:
+                # not by the first search that needs it.
+                await asyncio.to_thread(core.load_dictionary)
+                self._dictionary_read = True
             self._index, self._version = index, version
             self.last_status = IndexStatus(index.size, version, source, time.perf_counter() - start)
             log.info(
@@ -342,6 +346,7 @@ class SearchService:
             max_length=self._settings.max_query_length,
             expansions=self._expansions,
             translations=self._translations,
+            word_count=core.corpus_word_counts(index),
         )
 
     async def search(
@@ -359,7 +364,9 @@ class SearchService:
         now; the others' are worked out when `SearchHit.matched` is first read.
         """
         index = await self.ensure_index()
-        parsed = self._parse(index, query, venue, year)
+        # Parsing reads the index (a Chinese run's cut, dictionary words'
+        # document frequencies): off the loop at scale, like the ranking.
+        parsed = await self._run(self._parse, index, query, venue, year)
         if parsed.problem is not None:
             return SearchResult(parsed)
         eager = limit if highlight is None else min(highlight, limit)
