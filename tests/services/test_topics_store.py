@@ -139,23 +139,25 @@ async def test_a_full_build_is_stored_by_the_worker_unless_a_load_raced_it(
     vocabulary = load_vocabulary(VOCABULARY)
     raced = (version - 1, found[-1][0])  # the corpus moved on since the worker read it
     build = topics_store.build_and_store
-    assert await asyncio.to_thread(build, found, False, vocabulary, db.reopen, raced) == "skipped"
+    skipped = await asyncio.to_thread(build, found, False, vocabulary, db.target, raced)
+    assert skipped == ("skipped", None)
     assert await topics_store.current_state(db) is None
     # A real worker process, through a connection of its own.
     mark = (version, found[-1][0])
-    assert await workers.in_lane(1, build, found, False, vocabulary, db.reopen, mark) == "built"
+    built = await workers.in_lane(1, build, found, False, vocabulary, db.target, mark)
+    assert built == ("built", None)
     state = await topics_store.current_state(db)
     assert state is not None
     assert state.version == version
     restarted = service(db)
     await restarted.warm()
     assert restarted.last_source == "stored"
-    built = await asyncio.to_thread(build_corpus, found)
+    whole = await asyncio.to_thread(build_corpus, found)
     _, corpus = await restarted.corpus()
-    assert_same_corpus(corpus, built, other_process=True)
+    assert_same_corpus(corpus, whole, other_process=True)
     protected = vocabulary.term_words()
     for topic in vocabulary.topics:
-        expected = match_topic(topic, built, protected, vocabulary)
+        expected = match_topic(topic, whole, protected, vocabulary)
         assert_same_matches(await restarted.matches(topic), expected)
 
 

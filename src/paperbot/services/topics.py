@@ -12,6 +12,7 @@ the new papers alone; otherwise it is read from the database (stored by
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -296,33 +297,22 @@ class TopicService:
                 await self.warm()
                 return self.last_source or "current"
             # Papers come in id order: the last id is the max.
-            mark = (version, ids[-1])
-            return await off_lane(
-                1,
-                len(ids),
-                topics_store_from,
-                shared.files,
-                self.vocabulary,
-                self.db.reopen,
-                mark,
-            )
-        columns = await search_index.paper_columns(self.db)
-        rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
-        del columns
-        if len(rows) < _THREAD_THRESHOLD:
-            await self.warm()
-            return self.last_source or "current"
-        mark = (version, rows[-1][0])
-        return await off_lane(
-            1,
-            len(rows),
-            topics_store.build_and_store,
-            rows,
-            False,
-            self.vocabulary,
-            self.db.reopen,
-            mark,
-        )
+            mark, size = (version, ids[-1]), len(ids)
+            job = functools.partial(topics_store_from, shared.files)
+        else:
+            columns = await search_index.paper_columns(self.db)
+            rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
+            del columns
+            if len(rows) < _THREAD_THRESHOLD:
+                await self.warm()
+                return self.last_source or "current"
+            mark, size = (version, rows[-1][0]), len(rows)
+            job = functools.partial(topics_store.build_and_store, rows, False)
+        source, problem = await off_lane(1, size, job, self.vocabulary, self.db.target, mark)
+        if problem is not None:
+            # As a save from this process: the next start builds it again.
+            log.warning("could not store the topic corpus: %s", problem)
+        return source
 
     async def is_ready(self) -> bool:
         """Whether matching can start at once (the corpus is prepared for the

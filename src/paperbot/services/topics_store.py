@@ -42,7 +42,7 @@ from paperbot.core.topics import (
 from paperbot.services import search_store
 from paperbot.services.memory import release_free_memory
 from paperbot.storage import index_segments, papers, search_index
-from paperbot.storage.backend import Database, Reopen
+from paperbot.storage.backend import Database, open_again
 from paperbot.storage.db import StorageError
 from paperbot.storage.index_segments import StoredState
 
@@ -72,15 +72,16 @@ def build_and_store(
     rows: Iterable[tuple[int, str, str]],
     normal: bool,
     vocabulary: Vocabulary,
-    where: Reopen,
+    target: str,
     mark: tuple[int, int],
-) -> str:
+) -> tuple[str, str | None]:
     """In a worker process: the corpus of these papers built (`normal` as
     for `build_corpus`) and every vocabulary topic matched, stored as the
-    base (watermark `mark`: the corpus version, the max paper id) through
-    the worker's own connection, an array at a time, so they never cross
-    back to the loading process. "built", or "skipped" when another load
-    changed the corpus meanwhile (the next start builds)."""
+    base (watermark `mark`: the corpus version, the max paper id) in the
+    database at `target` (`Database.target`) through a connection of its
+    own, an array at a time, so they never cross back to the loading
+    process. ("built", or "skipped" when another load changed the corpus
+    meanwhile: the next start builds; why storing failed, or None)."""
     corpus = build_corpus(rows, normal)
     # The build's and the matching's freed heap handed back (~70 MB at
     # 100,000 papers): this process lives on beside the search index's.
@@ -90,22 +91,25 @@ def build_and_store(
     release_free_memory()
     arrays = corpus_arrays(corpus, matches, vocabulary_fingerprint(vocabulary), mark)
     del corpus, matches  # the arrays' generator holds them until it is done
-    return asyncio.run(_store_base(where, arrays, mark[0]))
+    return asyncio.run(_store_base(target, arrays, mark[0]))
 
 
 async def _store_base(
-    where: Reopen, arrays: Iterator[tuple[str, NDArray[Any]]], version: int
-) -> str:
-    db = await where.open()
+    target: str, arrays: Iterator[tuple[str, NDArray[Any]]], version: int
+) -> tuple[str, str | None]:
     try:
-        if await papers.corpus_version(db) != version:
-            return "skipped"
-        await search_index.save_index(
-            db, arrays, corpus_version=version, format=TOPICS_FORMAT, scope=SCOPE
-        )
-        return "built"
-    finally:
-        await db.close()
+        db = await open_again(target)
+        try:
+            if await papers.corpus_version(db) != version:
+                return "skipped", None
+            await search_index.save_index(
+                db, arrays, corpus_version=version, format=TOPICS_FORMAT, scope=SCOPE
+            )
+        finally:
+            await db.close()
+    except StorageError as exc:  # its subclasses do not pickle back
+        return "built", str(exc)
+    return "built", None
 
 
 async def load(db: Database, state: StoredState, fingerprint: str) -> Decoded | None:

@@ -64,8 +64,10 @@ class Database(Protocol):
         ...
 
     @property
-    def reopen(self) -> Reopen:
-        """How a worker process opens a connection of its own to this database."""
+    def target(self) -> str:
+        """What `open_again` takes to open this database in another process
+        of this machine (a worker storing its result): a file path, or the
+        URL with its password. Never shown."""
         ...
 
     def transaction(self) -> AbstractAsyncContextManager[Transaction]: ...
@@ -104,29 +106,9 @@ def is_postgres_url(target: str | Path) -> bool:
     return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
 
 
-@dataclass(frozen=True, slots=True)
-class Reopen:
-    """What opens a database again in a worker process (picklable): the
-    target `open_database` took (a file path, or the URL with its password:
-    never for messages) and how long a write waits for a lock."""
-
-    target: str
-    lock_wait_seconds: float = 30.0
-
-    async def open(self) -> Database:
-        """A connection of its own, without the start-up file check: the
-        process that opened the database first checked and migrated it."""
-        return await open_database(
-            self.target, lock_wait_seconds=self.lock_wait_seconds, check=False
-        )
-
-
-async def open_database(
-    target: str | Path, *, lock_wait_seconds: float = 30.0, check: bool = True
-) -> Database:
+async def open_database(target: str | Path, *, lock_wait_seconds: float = 30.0) -> Database:
     """The migrated database `target` names: a `postgresql://` URL, a
-    `sqlite:///path` URL or a file path (`check`: SQLite's quick check of
-    the file first)."""
+    `sqlite:///path` URL or a file path."""
     if is_postgres_url(target):
         from paperbot.storage.postgres import PostgresDatabase  # asyncpg is an extra
 
@@ -135,4 +117,18 @@ async def open_database(
 
     path = str(target)
     path = path.removeprefix(SQLITE_SCHEME) if path.startswith(SQLITE_SCHEME) else path
-    return await SqliteDatabase.open(Path(path), lock_wait_seconds=lock_wait_seconds, check=check)
+    return await SqliteDatabase.open(Path(path), lock_wait_seconds=lock_wait_seconds)
+
+
+async def open_again(target: str) -> Database:
+    """A second connection to a database this machine opened already
+    (`Database.target`; a worker process storing what it built): migrated
+    and checked by its opener, so SQLite skips the integrity check (a read
+    of the whole file) and PostgreSQL takes one pooled connection."""
+    if is_postgres_url(target):
+        from paperbot.storage.postgres import PostgresDatabase
+
+        return await PostgresDatabase.open(target, pool_size=1)
+    from paperbot.storage.db import SqliteDatabase
+
+    return await SqliteDatabase.open(Path(target), check=False)

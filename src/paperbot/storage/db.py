@@ -18,7 +18,7 @@ from typing import Any, Literal, TypeVar
 
 import aiosqlite
 
-from paperbot.storage.backend import Executed, Reopen, Row
+from paperbot.storage.backend import Executed, Row
 from paperbot.storage.migrations import statements
 
 log = logging.getLogger(__name__)
@@ -123,7 +123,7 @@ class SqliteDatabase:
         *,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
         lock_wait_seconds: float = LOCK_WAIT_SECONDS,
-        check: bool = True,
+        check: bool = True,  # False: a second connection to a file its opener checked
     ) -> SqliteDatabase:
         path = Path(path)
         if str(path) != ":memory:":
@@ -132,7 +132,7 @@ class SqliteDatabase:
         db = cls(conn, path, busy_timeout_ms=busy_timeout_ms, lock_wait_seconds=lock_wait_seconds)
         try:
             await db._configure()
-            await db._quick_check(check)
+            await db._quick_check(skip=not check)
             await db.retry_locked(lambda: migrate(conn))
         except sqlite3.Error as exc:
             await conn.close()
@@ -159,18 +159,18 @@ class SqliteDatabase:
         return str(self.path)
 
     @property
-    def reopen(self) -> Reopen:
-        return Reopen(str(self.path), self.lock_wait_seconds)
+    def target(self) -> str:
+        return str(self.path.absolute())
 
-    async def _quick_check(self, wanted: bool = True) -> None:
+    async def _quick_check(self, *, skip: bool = False) -> None:
         """Refuse a damaged file before any command reads half of it.
 
         quick_check walks every page's b-tree structure but not the indexes'
         contents (that is `integrity_check`, in `paperbot doctor`); on a
         100k-paper database it costs about as much as reading the file once.
         """
-        if not wanted or str(self.path) == ":memory:":
-            return  # `wanted` is false when another process checked the file
+        if skip or str(self.path) == ":memory:":
+            return
         async with self.conn.execute("PRAGMA quick_check(1)") as cursor:
             row = await cursor.fetchone()
         if row is None or row[0] != "ok":

@@ -23,7 +23,7 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import asyncpg
 
-from paperbot.storage.backend import Executed, Reopen, Row
+from paperbot.storage.backend import Executed, Row
 from paperbot.storage.db import ConstraintError, StorageError, available_migrations
 
 log = logging.getLogger(__name__)
@@ -118,8 +118,8 @@ class PostgresDatabase:
         return redacted(self.url)
 
     @property
-    def reopen(self) -> Reopen:
-        return Reopen(self.url)
+    def target(self) -> str:
+        return self.url
 
     @classmethod
     async def open(cls, url: str, *, pool_size: int = POOL_SIZE) -> PostgresDatabase:

@@ -27,6 +27,7 @@ from paperbot.core.search._append import append_papers, update_papers
 from paperbot.core.search._build import (
     build_field,
     build_index,
+    build_index_arrays,
     build_index_columns,
     title_acronyms,
 )
@@ -40,9 +41,11 @@ from paperbot.core.search._grams import char_grams, term_grams, word_grams, word
 from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
 from paperbot.core.search._persist import (
     INDEX_FORMAT,
+    PackedTexts,
     dead_after,
     from_arrays,
     iter_arrays,
+    pack_texts,
     segment_arrays,
     segment_columns,
     to_arrays,
@@ -93,6 +96,7 @@ __all__ = [
     "STOP_WORDS",
     "TRANSLATION",
     "FieldIndex",
+    "PackedTexts",
     "ParsedQuery",
     "QueryProblem",
     "Ranking",
@@ -103,6 +107,7 @@ __all__ = [
     "bilingual_table",
     "build_field",
     "build_index",
+    "build_index_arrays",
     "build_index_columns",
     "char_grams",
     "concept_translations",
@@ -117,6 +122,7 @@ __all__ = [
     "general_idf",
     "iter_arrays",
     "load_dictionary",
+    "pack_texts",
     "parse_query",
     "rank",
     "rerank_one",
