@@ -160,10 +160,11 @@ def parse_text(
             file, None, "no venue and year (no venue line, and none in the file name): skipped"
         )
         return ParsedFile(file, (), (problem,))
-    if _is_block_layout(lines):
+    block, splits = _layout(lines)
+    if block:
         entries, problems = _parse_blocks(lines, ctx)
     else:
-        entries, problems = _parse_lines(lines, ctx)
+        entries, problems = _parse_lines(lines, ctx, splits)
     if len(entries) > limits.max_entries_per_file:
         reason = (
             f"{len(entries)} papers, more than corpus.max_entries_per_file "
@@ -235,18 +236,31 @@ def _header_context(lines: list[str], file: str, default_area: str) -> _Context:
     return _Context(file, venue, year, area)
 
 
+#: A line's (title, summary), or None when it is not a `Title: summary` line.
+_Split = tuple[str, str] | None
+
+
 def _is_block_layout(lines: list[str]) -> bool:
     """Block layout: a plain venue line, or titles standing alone on lines."""
+    return _layout(lines)[0]
+
+
+def _layout(lines: list[str]) -> tuple[bool, dict[int, _Split]]:
+    """Whether the page is in block layout, and the `_split_title` of each
+    line looked at on the way (by index), so that a line-layout parse does
+    not split them again (half of a page's lines are looked at)."""
+    splits: dict[int, _Split] = {}
     if any(_PLAIN_VENUE.match(line) for line in lines):
-        return True
-    content = [line for line in lines if line and not _is_header(line)]
+        return True, splits
+    content = [i for i, line in enumerate(lines) if line and not _is_header(line)]
     separated = 0
-    for line in content:
-        separated += _split_title(line) is not None
+    for i in content:
+        split = splits[i] = _split_title(lines[i])
+        separated += split is not None
         # Decided once half are "Title: summary" lines: skip the rest.
         if separated * 2 >= len(content):
-            return False
-    return bool(content)
+            return False, splits
+    return bool(content), splits
 
 
 def _is_header(line: str) -> bool:
@@ -266,28 +280,43 @@ def _starts_with_symbol(line: str) -> bool:
     return bool(line) and unicodedata.category(line[0]) in ("So", "Sk", "Cn")
 
 
-def _split_title(line: str) -> tuple[str, str] | None:
+def _split_title(line: str) -> _Split:
     """(title, summary) split at the last separator before the summary starts."""
     first_cjk = _CJK_CHAR.search(line)
     # Only the part before the first CJK character can hold the title; the
     # +1 lets a full-width colon or a `:` glued to CJK be seen.
     head = line[: first_cjk.start() + 1] if first_cjk else line
-    candidates = [m for m in _SEPARATOR.finditer(head) if m.start() > 0]
-    if not candidates:
+    sep = None
+    for found in _SEPARATOR.finditer(head):
+        if found.start() > 0:
+            sep = found
+            # Without CJK there is no sign where the summary starts: take the first.
+            if not first_cjk:
+                break
+    if sep is None:
         return None
-    # Without CJK there is no sign where the summary starts: take the first.
-    sep = candidates[-1] if first_cjk else candidates[0]
     title, summary = line[: sep.start()].strip(), line[sep.end() :].strip()
-    if not _looks_like_title(title):
+    # The title ends before the first CJK character (`head`): no need to
+    # look for CJK in it as `_looks_like_title` does.
+    if not _has_letter(title):
         return None
     return title, summary
 
 
+def _has_letter(text: str) -> bool:
+    # Most titles start with a letter: the generator only for the others.
+    return text[:1].isalpha() or any(ch.isalpha() for ch in text)
+
+
 def _looks_like_title(text: str) -> bool:
-    return any(ch.isalpha() for ch in text) and not has_cjk(text)
+    return _has_letter(text) and not has_cjk(text)
 
 
-def _parse_lines(lines: list[str], ctx: _Context) -> tuple[list[Entry], list[Problem]]:
+def _parse_lines(
+    lines: list[str], ctx: _Context, splits: dict[int, _Split] | None = None
+) -> tuple[list[Entry], list[Problem]]:
+    """Entries of a line-layout page (`splits`: the lines already split, by index)."""
+    known = splits or {}
     entries: list[Entry] = []
     problems: list[Problem] = []
     for number, line in enumerate(lines, start=1):
@@ -297,7 +326,7 @@ def _parse_lines(lines: list[str], ctx: _Context) -> tuple[list[Entry], list[Pro
             continue
         if not line or _is_header(line):
             continue
-        split = _split_title(line)
+        split = known[number - 1] if number - 1 in known else _split_title(line)
         if split is None:
             problems.append(Problem(ctx.file, number, _why_not_an_entry(line)))
             continue
