@@ -236,20 +236,10 @@ def _header_context(lines: list[str], file: str, default_area: str) -> _Context:
     return _Context(file, venue, year, area)
 
 
-#: A line's (title, summary), or None when it is not a `Title: summary` line.
-_Split = tuple[str, str] | None
-
-
-def _is_block_layout(lines: list[str]) -> bool:
-    """Block layout: a plain venue line, or titles standing alone on lines."""
-    return _layout(lines)[0]
-
-
-def _layout(lines: list[str]) -> tuple[bool, dict[int, _Split]]:
-    """Whether the page is in block layout, and the `_split_title` of each
-    line looked at on the way (by index), so that a line-layout parse does
-    not split them again (half of a page's lines are looked at)."""
-    splits: dict[int, _Split] = {}
+def _layout(lines: list[str]) -> tuple[bool, dict[int, tuple[str, str] | None]]:
+    """Block layout (a plain venue line, or titles standing alone on lines)
+    or not, and the lines split on the way by index (not split again)."""
+    splits: dict[int, tuple[str, str] | None] = {}
     if any(_PLAIN_VENUE.match(line) for line in lines):
         return True, splits
     content = [i for i, line in enumerate(lines) if line and not _is_header(line)]
@@ -280,43 +270,32 @@ def _starts_with_symbol(line: str) -> bool:
     return bool(line) and unicodedata.category(line[0]) in ("So", "Sk", "Cn")
 
 
-def _split_title(line: str) -> _Split:
+def _split_title(line: str) -> tuple[str, str] | None:
     """(title, summary) split at the last separator before the summary starts."""
     first_cjk = _CJK_CHAR.search(line)
     # Only the part before the first CJK character can hold the title; the
     # +1 lets a full-width colon or a `:` glued to CJK be seen.
     head = line[: first_cjk.start() + 1] if first_cjk else line
-    sep = None
-    for found in _SEPARATOR.finditer(head):
-        if found.start() > 0:
-            sep = found
-            # Without CJK there is no sign where the summary starts: take the first.
-            if not first_cjk:
-                break
-    if sep is None:
+    candidates = [m for m in _SEPARATOR.finditer(head) if m.start() > 0]
+    if not candidates:
         return None
+    # Without CJK there is no sign where the summary starts: take the first.
+    sep = candidates[-1] if first_cjk else candidates[0]
     title, summary = line[: sep.start()].strip(), line[sep.end() :].strip()
-    # The title ends before the first CJK character (`head`): no need to
-    # look for CJK in it as `_looks_like_title` does.
-    if not _has_letter(title):
+    # `_looks_like_title` without its CJK check: the title ends before the
+    # first CJK character. Most start with a letter: no generator for them.
+    if not (title[:1].isalpha() or any(ch.isalpha() for ch in title)):
         return None
     return title, summary
 
 
-def _has_letter(text: str) -> bool:
-    # Most titles start with a letter: the generator only for the others.
-    return text[:1].isalpha() or any(ch.isalpha() for ch in text)
-
-
 def _looks_like_title(text: str) -> bool:
-    return _has_letter(text) and not has_cjk(text)
+    return any(ch.isalpha() for ch in text) and not has_cjk(text)
 
 
 def _parse_lines(
-    lines: list[str], ctx: _Context, splits: dict[int, _Split] | None = None
+    lines: list[str], ctx: _Context, known: dict[int, tuple[str, str] | None]
 ) -> tuple[list[Entry], list[Problem]]:
-    """Entries of a line-layout page (`splits`: the lines already split, by index)."""
-    known = splits or {}
     entries: list[Entry] = []
     problems: list[Problem] = []
     for number, line in enumerate(lines, start=1):
