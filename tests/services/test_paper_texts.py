@@ -16,9 +16,13 @@ import pytest
 from paperbot.bench.incremental import write_pages
 from paperbot.bench.search import QUERIES
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
-from paperbot.services import paper_texts, workers
+from paperbot.core.models import PaperColumns
 from paperbot.services import topics as topics_service
+from paperbot.services import workers
 from paperbot.services.app import App
+from paperbot.storage import papers as papers_store
+from paperbot.storage import search_index as index_store
+from paperbot.storage.backend import Database
 from tests.support.app import FIXED_NOW, settings_for
 from tests.support.topics import assert_same_matches
 
@@ -43,13 +47,13 @@ async def loaded(path: Path, corpus: Path, *, early: bool = False) -> App:
 def count_read_backs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """One item per time the papers' columns are read back for the texts."""
     calls: list[int] = []
-    read = paper_texts.search_index.paper_columns
+    read = index_store.paper_columns
 
-    async def counted(*args: object, **kwargs: object) -> object:
+    async def counted(db: Database) -> PaperColumns:
         calls.append(1)
-        return await read(*args, **kwargs)  # type: ignore[arg-type]
+        return await read(db)
 
-    monkeypatch.setattr(paper_texts.search_index, "paper_columns", counted)
+    monkeypatch.setattr(index_store, "paper_columns", counted)
     return calls
 
 
@@ -92,13 +96,13 @@ async def test_shared_texts_give_the_same_results_as_separate_builds(
     (tmp_path / "tmp").mkdir()
     if not stored_as_planned:
         # As if another load had written papers in between: keys differ.
-        live_keys = paper_texts.papers.live_keys
+        live_keys = papers_store.live_keys
 
-        async def other_keys(db: object) -> tuple[list[int], list[str]]:
-            ids, keys = await live_keys(db)  # type: ignore[arg-type]
+        async def other_keys(db: Database) -> tuple[list[int], list[str]]:
+            ids, keys = await live_keys(db)
             return ids, keys[::-1]
 
-        monkeypatch.setattr(paper_texts.papers, "live_keys", other_keys)
+        monkeypatch.setattr(papers_store, "live_keys", other_keys)
     read = count_read_backs(monkeypatch)
     shared = await loaded(tmp_path / "shared.sqlite3", corpus, early=early)
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
@@ -23,6 +24,9 @@ from paperbot.storage import search_index as index_store
 from paperbot.storage.backend import Database
 
 log = logging.getLogger(__name__)
+
+#: Few papers take fewer bytes in a page (the bundled pages: ~140 a line).
+EARLY_BYTES_PER_PAPER = 150
 
 # Matched case-insensitively: `PAGE.TXT` is a page too.
 
@@ -318,6 +322,8 @@ class CorpusService:
         papers of a first load at scale are normalised in the worker
         processes while they are written (`take_early_texts`)."""
         self.discard_early_texts()
+        if early_texts and await self._may_start_early(paths):
+            workers.warm_up()  # its imports overlap the parse
         return await load_corpus(
             self._db,
             paths,
@@ -329,6 +335,17 @@ class CorpusService:
             limits=limits,
             before_write=self._start_early if early_texts else None,
         )
+
+    async def _may_start_early(self, paths: Sequence[Path]) -> bool:
+        """Whether a load of `paths` may start early texts: an empty corpus,
+        and files big enough to hold `WORKER_THRESHOLD` papers."""
+        if await papers.paper_count(self._db) > 0:
+            return False
+        size = 0
+        for path in corpus_listing(paths)[0]:
+            with contextlib.suppress(OSError):  # reported by the load itself
+                size += path.stat().st_size
+        return size >= workers.WORKER_THRESHOLD * EARLY_BYTES_PER_PAPER
 
     async def _start_early(self, plan: LoadPlan) -> None:
         # Into an empty corpus only: then the stored papers are likely the

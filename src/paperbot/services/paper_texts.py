@@ -18,6 +18,8 @@ used, else the texts are read back and normalised as usual.
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+import os
 import pickle
 import shutil
 import tempfile
@@ -61,6 +63,10 @@ class _Part:
     normal_summaries: list[str]
 
 
+EARLY_NICENESS = 10
+"""How far below the usual priority `EarlyTexts` are normalised."""
+
+
 @dataclass(frozen=True, slots=True)
 class EarlyTexts:
     """A load's new papers normalised (`task`) into files in `folder` while
@@ -89,7 +95,8 @@ def start_early(records: Sequence[PaperRecord]) -> EarlyTexts | None:
         summaries=["\n\n".join(r.summaries) for r in records],
     )
     folder = tempfile.mkdtemp(prefix="paperbot-texts-")
-    task = asyncio.create_task(_normalize_into(columns, Path(folder)))
+    # At a lower priority: the load writing the papers meanwhile comes first.
+    task = asyncio.create_task(_normalize_into(columns, Path(folder), nice=EARLY_NICENESS))
     return EarlyTexts([r.key for r in records], folder, task)
 
 
@@ -155,7 +162,7 @@ class PaperTexts:
             self._folder = None
 
 
-async def _normalize_into(columns: PaperColumns, folder: Path) -> tuple[str, ...]:
+async def _normalize_into(columns: PaperColumns, folder: Path, nice: int = 0) -> tuple[str, ...]:
     """The columns and their normal forms into files: at scale a part per
     worker lane, at the same time. Each lane's columns go to it through a
     file too (`normalize_file`), written in frames: the pipe would take
@@ -171,7 +178,7 @@ async def _normalize_into(columns: PaperColumns, folder: Path) -> tuple[str, ...
     del parts
     await asyncio.gather(
         *(
-            workers.off_lane(lane, size, normalize_file, f"{file}.in", file)
+            workers.off_lane(lane, size, normalize_file, f"{file}.in", file, nice)
             for lane, file in enumerate(files)
         )
     )
@@ -194,8 +201,12 @@ def _slice(columns: PaperColumns, start: int, end: int) -> PaperColumns:
     )
 
 
-def normalize_file(source: str, path: str) -> None:
-    """In a worker: `normalize_to_file` of the columns in `source` (removed once read)."""
+def normalize_file(source: str, path: str, nice: int = 0) -> None:
+    """In a worker: `normalize_to_file` of the columns in `source` (removed
+    once read), `nice` steps below the usual priority (the worker process is
+    replaced after the job; never in a thread of the loading process)."""
+    if nice and multiprocessing.parent_process() is not None:
+        os.nice(nice)
     with Path(source).open("rb") as given:
         # Written by this load's own process into its private folder.
         columns: PaperColumns = pickle.load(given)
