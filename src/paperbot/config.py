@@ -179,6 +179,19 @@ class DigestSettings(_Section):
     default_count: StrictInt = Field(default=5, ge=1, le=10)
 
 
+class FeedbackSettings(_Section):
+    # Servers whose 👍/👎 personalization each process keeps in memory, and
+    # the memory they may hold together: past either, the least recently
+    # picked is dropped (and built again when next asked). 1,000 readers x 50
+    # votes over 100,000 papers hold about 60 MB, a server with a few votes 10.
+    kept_servers: StrictInt = Field(default=64, ge=1, le=100_000)
+    kept_mb: FiniteFloat = Field(default=512.0, gt=0, le=1_048_576)
+
+    @property
+    def kept_bytes(self) -> int:
+        return int(self.kept_mb * 2**20)
+
+
 class BotSettings(_Section):
     token: SecretStr | None = None
     sync_guild: StrictInt | None = Field(default=None, gt=0, le=SNOWFLAKE_MAX)
@@ -213,6 +226,7 @@ class Settings(_Section):
     topics: TopicsSettings = TopicsSettings()
     search: SearchSettings = SearchSettings()
     digest: DigestSettings = DigestSettings()
+    feedback: FeedbackSettings = FeedbackSettings()
     bot: BotSettings = BotSettings()
 
 

@@ -20,6 +20,7 @@ def write_config(tmp_path: Path, text: str) -> dict[str, str]:
 
 def test_shipped_config_is_valid() -> None:
     settings = load_settings({"PAPERBOT_CONFIG": str(REPO_CONFIG)})
+    assert (settings.feedback.kept_servers, settings.feedback.kept_bytes) == (64, 512 * 2**20)
     assert settings.corpus.path == BUNDLED_CORPUS
     assert settings.database.path == REPO_CONFIG.parent / "../var/paperbot.sqlite3"
 
@@ -54,6 +55,10 @@ def test_environment_overrides_file(tmp_path: Path) -> None:
             {},
             "digest.default_timezone: unknown timezone",
         ),
+        ("[feedback]\nkept_servers = 0\n", {}, "feedback.kept_servers:"),
+        ("[feedback]\nkept_servers = '64'\n", {}, "feedback.kept_servers:"),
+        ("[feedback]\nkept_mb = inf\n", {}, "feedback.kept_mb:"),
+        ("[feedback]\nkept_mb = 0\n", {}, "feedback.kept_mb:"),
         ("[bot]\ntoken = 'abc'\n", {}, "bot.token: never put the token"),
         ("[bot\n", {}, "not valid TOML"),
         ("", {"PAPERBOT_SYNC_GUILD": "abc"}, "bot.sync_guild:"),

@@ -18,6 +18,7 @@ from paperbot.config import (
     CorpusSettings,
     DatabaseSettings,
     DigestSettings,
+    FeedbackSettings,
     SearchSettings,
     Settings,
     TopicsSettings,
@@ -32,6 +33,7 @@ SECTIONS: dict[str, type[_Section]] = {
     "topics": TopicsSettings,
     "search": SearchSettings,
     "digest": DigestSettings,
+    "feedback": FeedbackSettings,
     "bot": BotSettings,
 }
 
@@ -50,6 +52,7 @@ def commented_keys(text: str) -> dict[str, dict[str, object]]:
 
 def test_example_config_mentions_every_setting_and_loads_as_the_defaults() -> None:
     shown = commented_keys(EXAMPLE_CONFIG.read_text(encoding="utf-8"))
+    assert set(SECTIONS) == set(Settings.model_fields) - {"config_path"}
     for section, model in SECTIONS.items():
         assert set(model.model_fields) - {"token"} == set(shown[section]), section
         defaults = model().model_dump(exclude={"path", "token"})

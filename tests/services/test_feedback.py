@@ -4,12 +4,16 @@ mutes resolve like subscriptions, personal /search order, more like this."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
+from paperbot.core import profile, profile_state
 from paperbot.core.topics import TopicInputError
 from paperbot.services.app import App
 from paperbot.services.feedback import SERVER
+from paperbot.storage import feedback as feedback_store
 from tests.support.app import FIXED_NOW, settings_for
 
 GUILD, USER, OTHER = 1, 10, 11
@@ -108,3 +112,41 @@ async def test_a_vote_through_another_process_orders_search_here(
         assert not await app.feedback.has_votes(GUILD, USER)
     finally:
         await other.close()
+
+
+async def test_search_and_show_use_the_model_the_digest_keeps(
+    loaded_app: App, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One source of truth: a vote through another process reaches the
+    # personal /search order and /feedback show through the server's kept
+    # state, the very model the digest picks with, fitted once.
+    app = loaded_app
+    corpus = await app.digest.corpus_arrays()
+    ids = [int(i) for i in corpus.ids[:6]]
+    await app.feedback.vote(GUILD, USER, ids[1], 1, FIXED_NOW)
+    assert await app.feedback.personalization(GUILD, corpus, {USER}) is not None
+    other = await App.open(settings_for(tmp_path / "paperbot.sqlite3"))
+    try:
+        await other.feedback.vote(GUILD, USER, ids[0], -1, FIXED_NOW)
+    finally:
+        await other.close()
+    kept = await app.feedback.personalization(GUILD, corpus, {USER})
+    assert kept is not None
+    calls: list[str] = []
+
+    def counted(module: ModuleType, name: str) -> None:
+        real = getattr(module, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls.append(name)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, call)
+
+    counted(profile, "reader_models")
+    counted(profile_state, "reader_models")
+    counted(feedback_store, "guild_votes")
+    assert await app.feedback.reader_model(GUILD, USER, corpus) is kept.readers[USER].model
+    order = await app.feedback.personal_order(GUILD, USER, corpus, ids)
+    assert order[-1] == 0
+    assert calls == []  # nothing fitted again, no vote read again

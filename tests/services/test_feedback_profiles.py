@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from paperbot.config import FeedbackSettings
 from paperbot.core.digest import CorpusArrays, PreparedDemand, TopicDemand
 from paperbot.core.profile import Personalization, Vote, personalize
 from paperbot.services.app import App
@@ -168,3 +169,30 @@ async def test_the_least_recent_server_is_dropped_past_the_count_or_memory(
     assert reads == []
     await profiles.personalization(GUILD, corpus, AUDIENCE)
     assert len(reads) == rereads
+
+
+async def test_the_kept_server_count_comes_from_the_config(
+    loaded_app: App, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = await papers(loaded_app)
+    settings = settings_for(
+        tmp_path / "paperbot.sqlite3", feedback=FeedbackSettings(kept_servers=1)
+    )
+    app = await App.open(settings)
+    try:
+        corpus = await app.digest.corpus_arrays()
+        for guild in (GUILD, GUILD + 1):
+            await app.feedback.vote(guild, 10, ids[guild], 1, FIXED_NOW)
+            assert await app.feedback.personalization(guild, corpus, AUDIENCE) is not None
+        reads: list[int] = []
+        real = feedback_store.guild_votes
+
+        async def counted(db: Database, guild_id: int, user_id: int | None = None) -> list[Vote]:
+            reads.append(guild_id)
+            return await real(db, guild_id, user_id)
+
+        monkeypatch.setattr(feedback_store, "guild_votes", counted)
+        await app.feedback.personalization(GUILD, corpus, AUDIENCE)
+        assert reads == [GUILD]  # one server kept: the other's copy was dropped
+    finally:
+        await app.close()

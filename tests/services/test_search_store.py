@@ -17,7 +17,9 @@ from paperbot.core import search as core
 from paperbot.services import search_store
 from paperbot.services.search import SearchService
 from paperbot.storage import index_segments
+from paperbot.storage import search_index as index_store
 from paperbot.storage.backend import Database
+from paperbot.storage.search_index import StoredIndex
 from tests.support.app import settings_for
 from tests.support.corpus import load_pages
 
@@ -163,3 +165,36 @@ async def test_an_append_on_a_stored_state_that_moved_on_stores_nothing(
         db, "index", before, segment, corpus_version=before.version + 1
     )
     assert await table_bytes(db, "index_segments") == written
+
+
+async def test_a_reader_whose_state_is_compacted_meanwhile_reads_again(
+    db: Database, corpora: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    in_process = await stored_base(db, corpora, tmp_path)
+    await load_pages(db, corpora / "one", limits=BENCH_LIMITS)
+    await service(db, tmp_path).prepare_stored()  # base + one segment
+    appended = await in_process.refresh()
+    real = index_segments.load_with_segments
+    read: list[index_segments.StoredState] = []
+
+    async def compacted_first(
+        db: Database, scope: str, state: index_segments.StoredState
+    ) -> tuple[StoredIndex, list[index_segments.Segment]] | None:
+        read.append(state)
+        if len(read) == 1:  # another process saves the same version whole meanwhile
+            mark = search_store.watermark(appended, state.version)
+            await index_store.save_index(
+                db,
+                [*core.iter_arrays(appended), (search_store.WATERMARK, mark)],
+                corpus_version=state.version,
+                format=core.INDEX_FORMAT,
+            )
+        return await real(db, scope, state)
+
+    monkeypatch.setattr(index_segments, "load_with_segments", compacted_first)
+    reader = service(db, tmp_path)
+    loaded = await reader.refresh()
+    assert reader.last_status is not None
+    assert reader.last_status.source == "stored"
+    assert [len(state.segments) for state in read] == [1, 0]
+    assert_same_index(loaded, appended)

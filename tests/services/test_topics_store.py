@@ -13,7 +13,9 @@ from paperbot.bench.incremental import write_pages
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.services import search_store, topics_store
 from paperbot.services.topics import TopicService, load_vocabulary
+from paperbot.storage import index_segments
 from paperbot.storage.backend import Database
+from paperbot.storage.search_index import StoredIndex
 from tests.support.corpus import load_pages
 from tests.support.topics import assert_same_corpus, assert_same_matches
 
@@ -123,3 +125,33 @@ async def test_an_append_in_process_is_stored_as_a_segment(db: Database, corpora
     await restarted.warm()
     assert restarted.last_source == "stored"
     await assert_same_state(restarted, topics)
+
+
+async def test_a_reader_whose_state_is_compacted_meanwhile_reads_again(
+    db: Database, corpora: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_store, "SEGMENT_LIMIT", 1)
+    await stored_base(db, corpora)
+    await load_pages(db, corpora / "one", limits=BENCH_LIMITS)
+    assert await service(db).prepare_stored() == "appended"  # base + one segment
+    await load_pages(db, corpora / "two", limits=BENCH_LIMITS)
+    real = index_segments.load_with_segments
+    read: list[index_segments.StoredState] = []
+    compacted: list[bool] = []
+
+    async def compacted_first(
+        db: Database, scope: str, state: index_segments.StoredState
+    ) -> tuple[StoredIndex, list[index_segments.Segment]] | None:
+        if not compacted:  # another process's load saves base + segment whole meanwhile
+            compacted.append(True)
+            assert await service(db).prepare_stored() == "appended"
+            compacted.append(False)  # the reader's reads from here on
+        if compacted[-1] is False:
+            read.append(state)
+        return await real(db, scope, state)
+
+    monkeypatch.setattr(index_segments, "load_with_segments", compacted_first)
+    reader = service(db)
+    await reader.warm()
+    assert reader.last_source == "stored"
+    assert [len(state.segments) for state in read] == [1, 0]

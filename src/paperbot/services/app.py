@@ -105,7 +105,7 @@ class App:
             bilingual_table(vocabulary.expansions(), concepts),
             translations=concept_translations(concepts),
         )
-        feedback = FeedbackService(db, topics, search)
+        feedback = FeedbackService(db, topics, search, settings.feedback)
         digest.personalizer = feedback.personalization
         return cls(
             settings=settings,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,17 +20,10 @@ from typing import Any
 
 from numpy.typing import NDArray
 
+from paperbot.config import FeedbackSettings
 from paperbot.core.digest import CorpusArrays
 from paperbot.core.models import Paper
-from paperbot.core.profile import (
-    ModelKey,
-    Mute,
-    Personalization,
-    ReaderModel,
-    cached_model,
-    topic_leanings,
-    votes_by_reader,
-)
+from paperbot.core.profile import Mute, Personalization, ReaderModel, topic_leanings
 from paperbot.core.similar import SIMILAR_LIMIT, concept_matrix, more_like
 from paperbot.core.topics import Choice, Topic, clip
 from paperbot.services.feedback_profiles import GuildProfiles
@@ -44,7 +36,6 @@ from paperbot.storage.feedback import SERVER, VoteOutcome
 
 log = logging.getLogger(__name__)
 
-MODEL_CACHE_SIZE = 20_000
 UP, DOWN = 1, -1
 
 
@@ -73,7 +64,11 @@ class Muted:
 
 class FeedbackService:
     def __init__(
-        self, db: Database, topics: TopicService, search: SearchService | None = None
+        self,
+        db: Database,
+        topics: TopicService,
+        search: SearchService | None = None,
+        settings: FeedbackSettings | None = None,
     ) -> None:
         self._db = db
         self._topics = topics
@@ -82,10 +77,9 @@ class FeedbackService:
         # were read at: /search asks on every query, so a reader's votes are
         # re-read only when the server's version moved (another process too).
         self._voters: dict[int, tuple[int, frozenset[int]]] = {}
-        self._models: OrderedDict[ModelKey, ReaderModel] = OrderedDict()
-        self._models_for: CorpusArrays | None = None
         self._concepts: tuple[CorpusArrays, NDArray[Any]] | None = None
-        self._profiles = GuildProfiles(db, topics)
+        kept = FeedbackSettings() if settings is None else settings
+        self._profiles = GuildProfiles(db, topics, kept.kept_servers, kept.kept_bytes)
 
     # --- votes ----------------------------------------------------------------
 
@@ -173,34 +167,21 @@ class FeedbackService:
         change in a pick; None when nobody here voted or muted anything."""
         return await self._profiles.personalization(guild_id, corpus, audience, reader)
 
-    def _model_cache(self, corpus: CorpusArrays) -> OrderedDict[ModelKey, ReaderModel]:
-        if self._models_for is not corpus:
-            self._models.clear()
-            self._models_for = corpus
-        while len(self._models) > MODEL_CACHE_SIZE:
-            self._models.popitem(last=False)
-        return self._models
-
     async def reader_model(self, guild_id: int, user_id: int, corpus: CorpusArrays) -> ReaderModel:
-        votes = await store.guild_votes(self._db, guild_id, user_id)
-        positions = corpus.positions([v.paper_id for v in votes])
-        at = dict(zip(corpus.ids[positions].tolist(), positions.tolist(), strict=True))
-        rows = [(user_id, at[v.paper_id], v.value) for v in votes if v.paper_id in at]
-        liked, disliked = votes_by_reader(rows).get(user_id, ([], []))
-        return await asyncio.to_thread(
-            cached_model, corpus.vectors, liked, disliked, self._model_cache(corpus)
-        )
+        """The reader's model as the server's picks use it (the kept state)."""
+        model, _ = await self._profiles.reader(guild_id, user_id, corpus)
+        return model
 
     async def personal_order(
         self, guild_id: int, user_id: int, corpus: CorpusArrays, paper_ids: Sequence[int]
     ) -> list[int]:
         """Indices of `paper_ids` (ranked by relevance) reordered for the reader:
         rank score 1 - i/n plus the reader's model; 👎'd papers go last.
-        The identity order when the reader has not voted."""
-        votes = {v.paper_id: v.value for v in await store.guild_votes(self._db, guild_id, user_id)}
-        if not votes:
+        The identity order when the reader has not voted (on a loaded paper)."""
+        model, by_position = await self._profiles.reader(guild_id, user_id, corpus)
+        if not by_position:
             return list(range(len(paper_ids)))
-        model = await self.reader_model(guild_id, user_id, corpus)
+        votes = {int(corpus.ids[p]): value for p, value in by_position.items()}
         positions = corpus.positions(paper_ids)
         scores = dict(
             zip(

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from paperbot.core.digest import CorpusArrays
-from paperbot.core.profile import Mute, Personalization
+from paperbot.core.profile import Mute, Personalization, ReaderModel
 from paperbot.core.profile_state import ProfileState
 from paperbot.services.topics import TopicService
 from paperbot.storage import feedback as store
@@ -33,13 +33,6 @@ from paperbot.storage.backend import Database
 from paperbot.storage.feedback import VoteOutcome
 
 log = logging.getLogger(__name__)
-
-# Servers whose personalization is kept, and the memory they may hold
-# together (the least recently picked is dropped first; the one in use is
-# always kept): 1,000 readers x 50 votes over 100,000 papers hold about
-# 60 MB, a server with a few votes about 10 MB there.
-PROFILE_SERVERS = 64
-PROFILE_MEMORY = 512 * 2**20
 
 T = TypeVar("T")
 # user -> corpus position -> +1 / -1
@@ -70,9 +63,12 @@ class GuildProfiles:
         self,
         db: Database,
         topics: TopicService,
-        capacity: int = PROFILE_SERVERS,
-        memory: int = PROFILE_MEMORY,
+        capacity: int,
+        memory: int,
     ) -> None:
+        """Keeps at most `capacity` servers' copies holding `memory` bytes
+        together (`feedback.kept_servers`, `feedback.kept_mb`): the least
+        recently picked is dropped first; the one in use is always kept."""
         self._db = db
         self._topics = topics
         self._capacity = capacity
@@ -96,6 +92,18 @@ class GuildProfiles:
             return await self._in_thread(
                 guild_id, lambda: copy.state.personalization(audience, reader=reader)
             )
+
+    async def reader(
+        self, guild_id: int, user_id: int, corpus: CorpusArrays
+    ) -> tuple[ReaderModel, dict[int, int]]:
+        """One reader's model and votes (corpus position -> +1 / -1) as the
+        server's picks see them: the kept state, so /search and /feedback show
+        agree with the digest (and fit nothing it already fitted)."""
+        async with self._locks.setdefault(guild_id, asyncio.Lock()):
+            copy = await self._current(guild_id, corpus)
+            if copy is None:
+                return ReaderModel.none(), {}
+            return copy.state.model_of(user_id), dict(copy.votes.get(user_id, {}))
 
     # --- what this process changed ---------------------------------------------
 
@@ -230,4 +238,4 @@ class GuildProfiles:
             raise
 
 
-__all__ = ["PROFILE_MEMORY", "PROFILE_SERVERS", "GuildProfiles"]
+__all__ = ["GuildProfiles"]

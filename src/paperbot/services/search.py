@@ -182,14 +182,7 @@ class SearchService:
         columns = await index_store.paper_columns(self._db, after_id=max_id, changed_after=covered)
         # Packed before `update_papers` consumes the summaries: what is
         # stored is this segment, not the whole index again.
-        segment = core.segment_arrays(
-            removed=changed,
-            ids=columns.ids,
-            titles=columns.titles,
-            venues=columns.venues,
-            years=columns.years,
-            summaries=columns.summaries,
-        )
+        segment = core.segment_arrays(changed, columns)
         # A thread: the work is the new papers' (small), and the index
         # itself would cost more to send to a process than to extend here.
         updated = await asyncio.to_thread(
@@ -254,11 +247,13 @@ class SearchService:
                 await self._saving
 
     async def _load_stored(
-        self, version: int, *, exact: bool = False
+        self, version: int, *, exact: bool = False, again: bool = True
     ) -> tuple[core.SearchIndex | None, str]:
         """The stored index: as it is when current ("stored"), or (unless
         `exact`) brought up to date from the version its watermark covers
-        ("appended"; a new process after a load of a page), else (None, "built")."""
+        ("appended"; a new process after a load of a page), else (None, "built").
+        Once, when another process saved or appended while this one read it,
+        read again."""
         state = await search_store.current_state(self._db)
         if state is None or (exact and state.version != version):
             return None, "built"
@@ -268,6 +263,10 @@ class SearchService:
             return None, "built"
         index = await search_store.load(self._db, state)
         if index is None:
+            if again and await search_store.current_state(self._db) != state:
+                # It moved on meanwhile (a compaction drops the segments read
+                # here): the new state is whole, reading it beats a build.
+                return await self._load_stored(version, exact=exact, again=False)
             return None, "built"
         if covered == version:
             return index, "stored"

@@ -147,14 +147,7 @@ async def append(db: Database, version: int) -> tuple[int, str] | None:
     if dead + len(changed) > COMPACT_SHARE * max(1, live):
         return None
     columns = await index_store.paper_columns(db, after_id=max_id, changed_after=covered)
-    arrays = core.segment_arrays(
-        removed=changed,
-        ids=columns.ids,
-        titles=columns.titles,
-        venues=columns.venues,
-        years=columns.years,
-        summaries=columns.summaries,
-    )
+    arrays = core.segment_arrays(changed, columns)
     del columns
     stacked = await _stack(db, state, arrays, version)
     return None if stacked is None else (stacked, "appended")

@@ -198,10 +198,11 @@ class TopicService:
         self._matches.update(((version, "topic", key), m) for key, m in merged.items())
         return corpus
 
-    async def _load_stored(self) -> _Snapshot | None:
+    async def _load_stored(self, *, again: bool = True) -> _Snapshot | None:
         """The corpus (and the vocabulary topics' matches, into the cache)
         that `warm` stored last, whatever its version; None when absent or
-        unreadable."""
+        unreadable. Once, when another process saved or appended while this
+        one read it, read again."""
         state = await topics_store.current_state(self.db)
         if state is None:
             return None
@@ -212,6 +213,10 @@ class TopicService:
             log.warning("stored topic corpus unreadable (%s); rebuilding", exc)
             return None
         if loaded is None:
+            if again and await topics_store.current_state(self.db) != state:
+                # It moved on meanwhile (a compaction drops the segments read
+                # here): the new state is whole, reading it beats a build.
+                return await self._load_stored(again=False)
             return None
         corpus, found, mark = loaded
         version = state.version

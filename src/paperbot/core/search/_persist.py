@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from paperbot.core.models import PaperColumns
 from paperbot.core.search._index import FieldIndex, SearchIndex
 
 # Bumped whenever the array layout or gram keys change: a persisted index
@@ -109,25 +110,17 @@ def _unpack_texts(data: NDArray[np.uint8]) -> tuple[str, ...]:
     return tuple(texts)
 
 
-def segment_arrays(
-    *,
-    removed: Sequence[int],
-    ids: Sequence[int],
-    titles: Sequence[str],
-    venues: Sequence[str],
-    years: Sequence[int],
-    summaries: Sequence[str],
-) -> dict[str, NDArray[Any]]:
+def segment_arrays(removed: Sequence[int], columns: PaperColumns) -> dict[str, NDArray[Any]]:
     """One append as a stored segment: the ids it marks dead and the papers
     it appends, as `update_papers` takes them (loading the base and its
     segments replays them, so it equals the index appended in-process)."""
     return {
         "removed": np.asarray(removed, dtype=np.int64),
-        "ids": np.asarray(ids, dtype=np.int64),
-        "years": np.asarray(years, dtype=np.int32),
-        "venues": _pack_texts(venues),
-        "titles": _pack_texts(titles),
-        "summaries": _pack_texts(summaries),
+        "ids": np.asarray(columns.ids, dtype=np.int64),
+        "years": np.asarray(columns.years, dtype=np.int32),
+        "venues": _pack_texts(columns.venues),
+        "titles": _pack_texts(columns.titles),
+        "summaries": _pack_texts(columns.summaries),
     }
 
 

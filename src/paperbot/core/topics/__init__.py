@@ -8,7 +8,8 @@ form (`term_key`) before it is compared.
 Import from this package only; its modules are private:
 `_keys` (the key form), `_vocabulary` (`Topic`, `Concept`, `Vocabulary`,
 TOML parsing with line-numbered errors), `_bilingual` (`expand_bilingual`:
-English <-> Chinese expansion of keywords and query terms), `_input`
+English <-> Chinese expansion of keywords and query terms), `_generic`
+(what a keyword says without the field's generic words), `_input`
 (checking and resolving user text, autocomplete), `_corpus` (papers
 prepared for matching), `_matching` (batch matching with scores and
 explanations), `_coverage` (how the vocabulary covers a corpus), `_feedback`

@@ -10,6 +10,7 @@ from rapidfuzz.distance import OSA
 
 from paperbot.core import limits
 from paperbot.core.text import collapse_whitespace, has_cjk, normalize, strip_invisible
+from paperbot.core.topics._generic import content_readings
 from paperbot.core.topics._keys import term_key
 from paperbot.core.topics._vocabulary import TOPIC_TEXT_MAX, Topic, Vocabulary
 
@@ -46,13 +47,22 @@ def check_topic_text(text: str) -> str:
 
 def resolve(text: str, vocabulary: Vocabulary) -> Topic:
     """What the user means: a topic by id, name or alias, a close misspelling
-    of one, else a free keyword. Raises `TopicInputError` for unusable text."""
+    of one, a topic its words name once the generic words are dropped
+    (`_generic.content_readings`), else a free keyword. Raises `TopicInputError` for
+    unusable text."""
     cleaned = check_topic_text(text)
     exact = vocabulary.get(cleaned) or vocabulary.lookup(cleaned)
     if exact is not None:
         return exact
-    fuzzy = _closest_term(term_key(cleaned), vocabulary)
-    return fuzzy if fuzzy is not None else Topic.keyword(cleaned)
+    key = term_key(cleaned)
+    fuzzy = _closest_term(key, vocabulary)
+    if fuzzy is not None:
+        return fuzzy
+    for part in content_readings(key):
+        named = vocabulary.lookup(part)
+        if named is not None:
+            return named
+    return Topic.keyword(cleaned)
 
 
 def _fuzzy_budget(key: str) -> int:

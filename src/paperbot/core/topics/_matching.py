@@ -27,7 +27,6 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from paperbot.core.text import is_cjk_run
-from paperbot.core.topics._bilingual import expand_bilingual
 from paperbot.core.topics._corpus import (
     FieldIndex,
     FloatArray,
@@ -37,6 +36,7 @@ from paperbot.core.topics._corpus import (
     build_corpus,
 )
 from paperbot.core.topics._feedback import Profile, closest, refine
+from paperbot.core.topics._generic import keyword_terms
 from paperbot.core.topics._keys import needle, term_key
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
@@ -93,10 +93,8 @@ class _Term:
 def _topic_terms(topic: Topic, vocabulary: Vocabulary | None) -> list[_Term]:
     """A topic's names and aliases; a keyword and its bilingual expansions."""
     if topic.is_keyword:
-        if vocabulary is None:
-            return [_Term(topic.key, topic.name, 1.0)] if topic.key else []
-        expanded = expand_bilingual(topic.name, vocabulary)
-        return [_Term(key, key if w < 1.0 else topic.name, w) for key, w in expanded]
+        found = keyword_terms(topic.name, vocabulary)
+        return [_Term(key, topic.name if key == topic.key else key, w) for key, w in found]
     seen: dict[str, _Term] = {}
     weak = set(topic.weak_aliases)
     for text in topic.terms:

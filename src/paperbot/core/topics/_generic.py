@@ -1,0 +1,129 @@
+"""Generic words: what a typed keyword says once the words every paper of
+an ML corpus could carry are set aside ("model pruning" says pruning, "LLM
+safety" safety, 大模型剪枝 剪枝).
+
+`resolve` reads such a keyword as the vocabulary topic its other words name
+(`content_readings`); a keyword that stays a keyword is also said without its
+generic words, as supporting evidence only (`keyword_terms`).
+"""
+
+from __future__ import annotations
+
+from paperbot.core.text import is_cjk_run
+from paperbot.core.topics._bilingual import (
+    EXPANSION_WEIGHT,
+    PARTIAL_EXPANSION_FACTOR,
+    expand_bilingual,
+)
+from paperbot.core.topics._keys import term_key
+from paperbot.core.topics._vocabulary import Vocabulary
+
+GENERIC_WORDS = frozenset(
+    term_key(word)
+    for word in (
+        "model",
+        "large",
+        "language",
+        "learning",
+        "neural",
+        "network",
+        "deep",
+        "machine",
+        "LLM",
+        "LM",
+        "transformer",
+        "AI",
+        "大模型",
+        "模型",
+        "语言模型",
+        "大语言模型",
+        "神经网络",
+        "深度学习",
+    )
+)
+"""Words nearly every paper of an ML corpus could carry (the most frequent
+content words of the shipped titles, and their Chinese): in a typed keyword
+they only say the field. "model pruning" means pruning, "LLM safety" safety."""
+
+
+CONTENT_QUALITY = EXPANSION_WEIGHT * PARTIAL_EXPANSION_FACTOR
+"""A keyword said without its generic words counts as a partial bilingual
+expansion does: supporting evidence (a title hit stays below the threshold)."""
+
+
+def keyword_terms(name: str, vocabulary: Vocabulary | None) -> list[tuple[str, float]]:
+    """A keyword's term keys with weights: the keyword (1.0) with its bilingual
+    expansions, and, as supporting evidence only, the keyword without its
+    generic words (`content_key`: "LLM galore" is said as "galore"; but "model
+    compression" is not every paper about audio compression, so such a term
+    never makes a match alone, `CONTENT_QUALITY`)."""
+    key = term_key(name)
+    content = content_key(key)
+    readings = [(name, 1.0)]
+    if content != key:
+        readings.append((content, CONTENT_QUALITY))
+    found: dict[str, float] = {}
+    for text, quality in readings:
+        expanded = (
+            [(term_key(text), 1.0)] if vocabulary is None else expand_bilingual(text, vocabulary)
+        )
+        for term, weight in expanded:
+            if term and found.get(term, 0.0) < weight * quality:
+                found[term] = weight * quality
+    return list(found.items())
+
+
+def content_readings(key: str) -> list[str]:
+    """The key's shorter readings, longest first: generic words trimmed off
+    its ends ("vision language model" is "vision language" before it is
+    "vision"), then every generic word dropped (`content_key`)."""
+    words = _split_generic(key)
+    ends = [
+        " ".join(words[start:stop])
+        for start in range(len(words))
+        for stop in range(len(words), start, -1)
+        if (start, stop) != (0, len(words))
+        and all(w in GENERIC_WORDS for w in (*words[:start], *words[stop:]))
+        and any(w not in GENERIC_WORDS for w in words[start:stop])
+    ]
+    ends.sort(key=lambda part: -len(part.split(" ")))
+    content = content_key(key)
+    return list(dict.fromkeys([*ends, content] if content != key else ends))
+
+
+def content_key(key: str) -> str:
+    """A term key without its generic words (`GENERIC_WORDS`, also at either
+    end of a Chinese run: 大模型剪枝 is 剪枝); the key itself when it is all
+    generic words or has none."""
+    words = _split_generic(key)
+    content = [word for word in words if word not in GENERIC_WORDS]
+    return " ".join(content) if content and len(content) < len(words) else key
+
+
+def _split_generic(key: str) -> list[str]:
+    """The key's words, a Chinese run split where a generic word begins or
+    ends it (leaving at least `_MIN_CJK_REST` characters)."""
+    words: list[str] = []
+    for word in key.split(" "):
+        if not is_cjk_run(word) or word in GENERIC_WORDS:
+            words.append(word)
+            continue
+        head = _generic_edge(word, at_start=True)
+        rest = word[len(head) :]
+        tail = _generic_edge(rest, at_start=False)
+        rest = rest[: len(rest) - len(tail)]
+        words.extend(w for w in (head, rest, tail) if w)
+    return words
+
+
+_CJK_GENERIC = sorted((w for w in GENERIC_WORDS if is_cjk_run(w)), key=len, reverse=True)
+_MIN_CJK_REST = 2
+
+
+def _generic_edge(run: str, *, at_start: bool) -> str:
+    """The longest generic word the run starts (or ends) with, leaving enough."""
+    for generic in _CJK_GENERIC:
+        fits = run.startswith(generic) if at_start else run.endswith(generic)
+        if fits and len(run) - len(generic) >= _MIN_CJK_REST:
+            return generic
+    return ""
