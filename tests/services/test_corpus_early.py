@@ -4,6 +4,8 @@ the stored papers are the same with or without early texts."""
 
 from __future__ import annotations
 
+import asyncio
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,25 @@ from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpu
 from paperbot.services import corpus as corpus_service
 from paperbot.services import workers
 from paperbot.services.app import App
+from paperbot.services.paper_texts import EarlyTexts
 from tests.support.app import FIXED_NOW, settings_for
+
+
+@pytest.fixture(autouse=True)
+def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+async def discarded(texts: EarlyTexts | None) -> None:
+    """Discard early texts as a load that never uses them does, and wait
+    for their workers (their files are removed once these are done)."""
+    if texts is not None:
+        texts.discard()
+        await asyncio.gather(texts.task, return_exceptions=True)
+        await asyncio.sleep(0)  # the task's done callbacks
 
 
 async def load(app: App, folder: Path, *, early: bool) -> None:
@@ -32,6 +52,7 @@ async def load(app: App, folder: Path, *, early: bool) -> None:
 )
 async def test_fork_server_warmed_only_for_a_first_load_at_scale(
     tmp_path: Path,
+    private_tmp: Path,
     monkeypatch: pytest.MonkeyPatch,
     early: bool,
     bytes_per_paper: int,
@@ -54,14 +75,14 @@ async def test_fork_server_warmed_only_for_a_first_load_at_scale(
         # Early texts follow the same rule (the plan inserts 300 >= 100 papers).
         early_texts = app.corpus.take_early_texts()
         assert (early_texts is not None) == (early and not preloaded)
-        if early_texts is not None:
-            early_texts.discard()
+        await discarded(early_texts)
     finally:
         await app.close()
+    assert list(private_tmp.glob("paperbot-*")) == []
 
 
 async def test_early_texts_store_the_same_papers(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, private_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(workers, "WORKER_THRESHOLD", 100)
     write_corpus(tmp_path / "corpus", synthetic_papers(300))
@@ -72,10 +93,10 @@ async def test_early_texts_store_the_same_papers(
             await load(app, tmp_path / "corpus", early=early)
             texts = app.corpus.take_early_texts()
             assert (texts is not None) == early
-            if texts is not None:
-                texts.discard()
+            await discarded(texts)
             stored.append(await app.corpus.list_papers())
         finally:
             await app.close()
     assert stored[0] == stored[1]
     assert len(stored[0]) == 300
+    assert list(private_tmp.glob("paperbot-*")) == []

@@ -7,6 +7,7 @@ are used only when the stored papers are exactly the planned ones."""
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 from pathlib import Path
 
@@ -147,6 +148,8 @@ async def test_early_texts_only_for_a_first_load_at_scale(
         assert first is not None
         assert len(first.keys) == COUNT
         first.discard()
+        await asyncio.gather(first.task, return_exceptions=True)
+        await asyncio.sleep(0)  # its done callback removes what its workers wrote
         more = tmp_path / "more"
         write_pages(more, synthetic_papers(COUNT + 50)[COUNT:], "more")
         await app.corpus.load(

@@ -77,7 +77,15 @@ class EarlyTexts:
     task: asyncio.Task[tuple[str, ...]]
 
     def discard(self) -> None:
-        self.task.cancel()
+        """Remove the files now (a worker still to read its columns fails at
+        once) and again when the task ends: a worker past that point may
+        still write its part (cancelling the task would not stop it)."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self.task.add_done_callback(self._remove)
+
+    def _remove(self, task: asyncio.Task[tuple[str, ...]]) -> None:
+        if not task.cancelled():
+            task.exception()  # retrieved: a discarded job's failure concerns no one
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
