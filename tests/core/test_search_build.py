@@ -1,6 +1,6 @@
 """The index build shares word keys between chunks and its two passes, and
 takes titles and summaries already in normal form: the same index as
-without."""
+without, and the same arrays when built straight into them (a load's)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,16 @@ import re
 import numpy as np
 import pytest
 
-from paperbot.core.search import build_field, build_index_columns, title_acronyms, word_grams
+from paperbot.core.search import (
+    PackedTexts,
+    build_field,
+    build_index_arrays,
+    build_index_columns,
+    pack_texts,
+    title_acronyms,
+    to_arrays,
+    word_grams,
+)
 from paperbot.core.text import normalize
 
 TITLES = [
@@ -108,3 +117,55 @@ def test_normal_titles_and_summaries_build_the_same_index() -> None:
 
     ours, theirs = build(True), build(False)
     assert repr(ours) == repr(theirs)
+
+
+@pytest.mark.parametrize("count", [0, 1, len(TITLES)])
+def test_arrays_built_from_normal_forms_equal_the_stored_index(count: int) -> None:
+    titles, summaries = TITLES[:count], SUMMARIES[:count]
+    ids = list(range(1, count + 1))
+    venues = ["NeurIPS", "ICML", "ICML", "ICLR", "ACL"][:count]
+    years = list(range(2020, 2020 + count))
+    expected = to_arrays(
+        build_index_columns(
+            ids=ids, titles=titles, venues=venues, years=years, summaries=list(summaries)
+        )
+    )
+    given = ([*titles], [normalize(t) for t in titles], [normalize(s) for s in summaries])
+    ours = build_index_arrays(
+        ids=ids,
+        titles=given[0],
+        venues=venues,
+        years=years,
+        summaries=given[2],
+        normal_titles=given[1],
+    )
+    assert ours.keys() == expected.keys()
+    for name, array in expected.items():
+        assert ours[name].dtype == array.dtype, name
+        assert np.array_equal(ours[name], array), name
+    assert given == ([], [], [])  # the texts were consumed
+
+
+@pytest.mark.parametrize(("chunk", "consume"), [(1, False), (2, True), (4096, True)])
+def test_packed_texts_are_the_texts_joined_by_nul(chunk: int, consume: bool) -> None:
+    texts = [normalize(s) for s in SUMMARIES]
+    expected = b"1" + "\x00".join(texts).encode("utf-8")
+    packed = pack_texts(texts, chunk, consume=consume)
+    assert packed.tobytes() == expected
+    assert texts == ([""] * len(SUMMARIES) if consume else [normalize(s) for s in SUMMARIES])
+
+
+def test_a_text_holding_nul_is_refused() -> None:
+    with pytest.raises(ValueError, match="NUL"):
+        pack_texts(["a", "b\x00c"], 1)
+
+
+@pytest.mark.parametrize("texts", [[], [""], ["a"], [normalize(s) for s in SUMMARIES]])
+def test_packed_texts_read_back_as_the_texts(texts: list[str]) -> None:
+    packed = PackedTexts(pack_texts(texts, 2))
+    assert len(packed) == len(texts)
+    assert list(packed) == texts
+    for part in (slice(1, 3), slice(None, None, 2), slice(3, 1), slice(-2, None)):
+        assert packed[part] == texts[part], part
+    if texts:
+        assert packed[-1] == texts[-1]

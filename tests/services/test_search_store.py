@@ -1,7 +1,8 @@
 """The stored search index as a base plus append-only segments: an append
 in a new process writes only its segment (never the base), loading base and
-segments equals the index appended in-process, a full save compacts the
-segments away, and a process killed mid-append leaves the previous state
+segments equals the index appended in-process, a full build stored by a
+load's worker process equals one built here (and the load holds none), a
+full save compacts the segments away, and a process killed mid-append leaves the previous state
 readable. On both backends (`db`)."""
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import pytest
 from paperbot.bench.incremental import write_pages
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.core import search as core
-from paperbot.services import search_store
+from paperbot.services import search_store, workers
+from paperbot.services.paper_texts import PaperTexts
 from paperbot.services.search import SearchService
 from paperbot.storage import index_segments
 from paperbot.storage import search_index as index_store
@@ -165,6 +167,40 @@ async def test_an_append_on_a_stored_state_that_moved_on_stores_nothing(
         db, "index", before, segment, corpus_version=before.version + 1
     )
     assert await table_bytes(db, "index_segments") == written
+
+
+async def test_a_full_build_stored_by_the_loads_worker_equals_one_built_here(
+    db: Database, corpora: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(workers, "WORKER_THRESHOLD", 1)  # a worker process, as at scale
+    await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
+    loader, texts = service(db, tmp_path), PaperTexts(db)
+    try:
+        status = await loader.prepare_stored(texts.store_search_index)
+    finally:
+        texts.close()
+    assert (status.source, status.papers) == ("built", COUNT)
+    assert not await loader.is_current()  # the loading process never held the index
+    state = await search_store.current_state(db)
+    assert state is not None
+    columns = await index_store.paper_columns(db)
+    mark = (status.corpus_version, columns.ids[-1], COUNT, 0)
+    assert await search_store.latest_mark(db, state) == mark
+    here = core.build_index_columns(
+        ids=columns.ids,
+        titles=columns.titles,
+        venues=columns.venues,
+        years=columns.years,
+        summaries=columns.summaries,
+    )
+    restarted = service(db, tmp_path)
+    assert_same_index(await restarted.refresh(), here)
+    assert restarted.last_status is not None
+    assert restarted.last_status.source == "stored"
+    # The worker's watermark lets the next load append a segment to it.
+    await load_pages(db, corpora / "one", limits=BENCH_LIMITS)
+    appended = await service(db, tmp_path).prepare_stored(texts.store_search_index)
+    assert (appended.source, appended.papers) == ("appended", COUNT + STEP)
 
 
 async def test_a_reader_whose_state_is_compacted_meanwhile_reads_again(

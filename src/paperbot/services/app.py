@@ -161,7 +161,7 @@ class App:
         async def index_part() -> tuple[int, float]:
             # An append is stored as a segment without reading the stored
             # index (nor the texts: they are read only for a full build).
-            status = await self.search.prepare_stored(texts.search_index)
+            status = await self.search.prepare_stored(texts.store_search_index)
             return status.papers, time.perf_counter() - start
 
         async def topics_part() -> tuple[str, float]:

@@ -6,7 +6,9 @@ Both start from `core.text.normalize` of every title and summary; at
 worked out once and shared: split in two halves, one per worker process.
 The normal forms never pass through this process: each half is written to
 a private temporary file, and the two builders (worker processes too) read
-the files. This process holds the stored columns alone, once.
+the files. This process holds the stored columns alone, once. The search
+index's builder stores the index itself (its own connection): its arrays
+never come back to this process either.
 
 A first load of many papers (`EarlyTexts`) has them normalised from its
 plan while it writes them, so the worker processes overlap the write
@@ -18,6 +20,7 @@ used, else the texts are read back and normalised as usual.
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
 import pickle
@@ -29,8 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from numpy.typing import NDArray
+
 from paperbot.core.models import PaperColumns, PaperRecord
-from paperbot.core.search import SearchIndex, build_index_columns
+from paperbot.core.search import build_index_arrays
 from paperbot.core.text import normalize_columns
 from paperbot.core.topics import (
     Vocabulary,
@@ -39,10 +44,13 @@ from paperbot.core.topics import (
     match_topic,
     vocabulary_fingerprint,
 )
-from paperbot.services import workers
+from paperbot.services import search_store, workers
 from paperbot.services.memory import release_free_memory
 from paperbot.storage import papers, search_index
-from paperbot.storage.backend import Database
+from paperbot.storage.backend import Database, open_again
+from paperbot.storage.db import StorageError
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,10 +163,19 @@ class PaperTexts:
         files = await _normalize_into(columns, Path(self._folder))
         return SharedTexts(columns.ids, files)
 
-    async def search_index(self) -> SearchIndex:
-        """The search index of these papers, built in worker lane 0."""
+    async def store_search_index(self, version: int) -> int:
+        """The search index of these papers, built and stored for corpus
+        version `version` in worker lane 0 (the worker opens its own
+        connection: the ~130 MB of arrays at 100,000 papers never come to
+        this process); its live papers."""
         shared = await self.get()
-        return await workers.off_lane(0, len(shared.ids), build_index_from, shared.files)
+        live, problem = await workers.off_lane(
+            0, len(shared.ids), store_index_from, shared.files, self._db.target, version
+        )
+        if problem is not None:
+            # As a save from this process: the next start builds it again.
+            log.warning("could not store the search index: %s", problem)
+        return live
 
     def close(self) -> None:
         self._value = None
@@ -246,18 +263,40 @@ def read_texts(files: tuple[str, ...]) -> _Part:
     return whole
 
 
-def build_index_from(files: tuple[str, ...]) -> SearchIndex:
-    """In a worker: the search index of the shared texts."""
+def store_index_from(files: tuple[str, ...], target: str, version: int) -> tuple[int, str | None]:
+    """In a worker: the search index of the shared texts built (straight
+    into its stored arrays, `core.search.build_index_arrays`) and stored as
+    corpus version `version` in the database at `target`, through a
+    connection of its own. (live papers, why storing failed or None)."""
     part = read_texts(files)
     columns = part.columns
-    return build_index_columns(
+    arrays = build_index_arrays(
         ids=columns.ids,
         titles=columns.titles,
         venues=columns.venues,
         years=columns.years,
         summaries=part.normal_summaries,
         normal_titles=part.normal_titles,
+        between=release_free_memory,  # a field's temporaries, before the next
     )
+    del part, columns
+    release_free_memory()  # all that is left is the arrays to store
+    live = len(arrays["ids"])
+    return live, asyncio.run(_store_arrays(target, arrays, version))
+
+
+async def _store_arrays(target: str, arrays: dict[str, NDArray[Any]], version: int) -> str | None:
+    """Save `arrays` (each let go once written), or why that failed."""
+    try:
+        db = await open_again(target)
+        try:
+            drained = ((name, arrays.pop(name)) for name in list(arrays))
+            await search_store.save(db, drained, version)
+        finally:
+            await db.close()
+    except StorageError as exc:
+        return str(exc)
+    return None
 
 
 def topics_stored_form_from(files: tuple[str, ...], vocabulary: Vocabulary) -> dict[str, Any]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
@@ -39,7 +38,7 @@ __all__ = ["COMPACT_SHARE", "WATERMARK", "IndexStatus", "SearchHit", "SearchResu
 
 P = ParamSpec("P")
 R = TypeVar("R")
-Builder = Callable[[], Awaitable[core.SearchIndex]]  # a full build made elsewhere (a load's)
+StoredBuild = Callable[[int], Awaitable[int]]  # a load's full build, stored by its worker
 
 # How long a search waits for a rebuild after the corpus changed before it
 # answers from the previous index (small corpora rebuild well within this).
@@ -77,6 +76,7 @@ class SearchService:
         self._translations: Mapping[str, Collection[str]] = translations or {}
         self._index: core.SearchIndex | None = None
         self._version = -1
+        self._dictionary_read = False
         self._lock = asyncio.Lock()
         self._rebuild: asyncio.Task[core.SearchIndex] | None = None
         self.last_status: IndexStatus | None = None
@@ -128,15 +128,15 @@ class SearchService:
             return False
         return self._version == await self._corpus_version()
 
-    async def refresh(self, build: Builder | None = None) -> core.SearchIndex:
+    async def refresh(self) -> core.SearchIndex:
         """Bring the index up to date now, waiting for any rebuild."""
         self.forget_version()
         version = await self._corpus_version()
         if self._index is not None and self._version == version:
             return self._index
-        return await self._refresh(version, build)
+        return await self._refresh(version)
 
-    async def _refresh(self, version: int, build: Builder | None = None) -> core.SearchIndex:
+    async def _refresh(self, version: int) -> core.SearchIndex:
         async with self._lock:
             if self._index is not None and self._version == version:
                 return self._index
@@ -148,7 +148,12 @@ class SearchService:
                 # With an index in memory only a stored one of this version (another's) wins.
                 index, source = await self._load_stored(version, exact=self._index is not None)
             if index is None:
-                index, source = await self._build_and_store(version, build), "built"
+                index, source = await self._build_and_store(version), "built"
+            if not self._dictionary_read:
+                # The query dictionary is read once, here, off the event loop:
+                # not by the first search that needs it.
+                await asyncio.to_thread(core.load_dictionary)
+                self._dictionary_read = True
             self._index, self._version = index, version
             self.last_status = IndexStatus(index.size, version, source, time.perf_counter() - start)
             log.info(
@@ -221,22 +226,27 @@ class SearchService:
             log.warning("could not store the search index segment: %s", exc)
         await self._save(index, version)
 
-    async def prepare_stored(self, build: Builder | None = None) -> IndexStatus:
+    async def prepare_stored(self, store: StoredBuild | None = None) -> IndexStatus:
         """For `paperbot load`: the stored index current for the next start.
         Without an index in memory, an append is stored as a segment
-        without reading the stored index (`search_store.append`); else, or
-        when that cannot be, as `refresh` (a full build by `build`)."""
+        without reading the stored index (`search_store.append`), and a full
+        build by `store`, which stores it itself (a worker process: this one
+        never holds the index; a search reads it back from the store, as a
+        restart does); else, or when the stored index is worth catching up,
+        as `refresh`."""
         start = time.perf_counter()
         self.forget_version()
         version = await self._corpus_version()
         if self._index is None:
             async with self._lock:
                 found = await search_store.append(self._db, version)
+                if found is None and store is not None and not await self._stored_usable():
+                    found = await store(version), "built"
             if found is not None:
                 seconds = time.perf_counter() - start
                 self.last_status = IndexStatus(found[0], version, found[1], seconds)
                 return self.last_status
-        index = await self.refresh(build)
+        index = await self.refresh()
         source = self.last_status.source if self.last_status is not None else "current"
         return IndexStatus(index.live, version, source, time.perf_counter() - start)
 
@@ -272,6 +282,11 @@ class SearchService:
             return index, "stored"
         return await self._catch_up(index, covered, version), "appended"
 
+    async def _stored_usable(self) -> bool:
+        """Whether `_load_stored` would bring the stored index up to date."""
+        state = await search_store.current_state(self._db)
+        return state is not None and await self._worth_catching_up(state)
+
     async def _worth_catching_up(self, state: search_store.StoredState) -> bool:
         """Whether the stored index carries the watermark `_save` writes (an
         index stored before papers recorded when they changed has none) and
@@ -283,26 +298,23 @@ class SearchService:
         changed = await index_store.changed_since(self._db, covered, max_id)
         return dead + len(changed) <= COMPACT_SHARE * max(1, live)
 
-    async def _build_and_store(self, version: int, build: Builder | None) -> core.SearchIndex:
+    async def _build_and_store(self, version: int) -> core.SearchIndex:
         # After a load: its freed heap goes back first, so the build's peak does not stack on it.
         release_free_memory()
-        if build is not None:  # `paperbot load`'s, from the papers' normal forms worked out once
-            index = await build()
-        else:
-            columns = await index_store.paper_columns(self._db)
-            size = len(columns.ids)
-            # In a worker process at scale (else it holds the GIL for seconds): no string lending.
-            index = await off_loop(
-                size,
-                core.build_index_columns,
-                ids=columns.ids,
-                titles=columns.titles,
-                venues=columns.venues,
-                years=columns.years,
-                summaries=columns.summaries,
-                previous=self._index if size < WORKER_THRESHOLD else None,
-            )
-            del columns
+        columns = await index_store.paper_columns(self._db)
+        size = len(columns.ids)
+        # In a worker process at scale (else it holds the GIL for seconds): no string lending.
+        index = await off_loop(
+            size,
+            core.build_index_columns,
+            ids=columns.ids,
+            titles=columns.titles,
+            venues=columns.venues,
+            years=columns.years,
+            summaries=columns.summaries,
+            previous=self._index if size < WORKER_THRESHOLD else None,
+        )
+        del columns
         # Serve the new index at once: the previous one is freed before the save, not after.
         self._index, self._version = index, version
         await self._save(index, version)
@@ -310,14 +322,8 @@ class SearchService:
         return index
 
     async def _save(self, index: core.SearchIndex, version: int) -> None:
-        mark = search_store.watermark(index, version)
         try:
-            await index_store.save_index(
-                self._db,
-                itertools.chain(core.iter_arrays(index), [(WATERMARK, mark)]),
-                corpus_version=version,
-                format=core.INDEX_FORMAT,
-            )
+            await search_store.save(self._db, core.iter_arrays(index), version)
         except StorageError as exc:
             # A read-only or busy database costs a rebuild at the next start,
             # not this search.
@@ -340,6 +346,7 @@ class SearchService:
             max_length=self._settings.max_query_length,
             expansions=self._expansions,
             translations=self._translations,
+            word_count=core.corpus_word_counts(index),
         )
 
     async def search(
@@ -357,7 +364,9 @@ class SearchService:
         now; the others' are worked out when `SearchHit.matched` is first read.
         """
         index = await self.ensure_index()
-        parsed = self._parse(index, query, venue, year)
+        # Parsing reads the index (a Chinese run's cut, dictionary words'
+        # document frequencies): off the loop at scale, like the ranking.
+        parsed = await self._run(self._parse, index, query, venue, year)
         if parsed.problem is not None:
             return SearchResult(parsed)
         eager = limit if highlight is None else min(highlight, limit)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,7 @@ __all__ = [
     "current_state",
     "latest_mark",
     "load",
+    "save",
     "save_appended",
     "watermark",
 ]
@@ -57,8 +58,28 @@ def watermark(index: core.SearchIndex, version: int) -> NDArray[np.int64]:
     """What a later process needs to bring `index` (current at `version`) up
     to date: papers changed after `version` are found by their
     `changed_version`, new ones above the max id."""
-    max_id = int(np.max(index.ids)) if index.size else 0
-    return np.array([version, max_id, index.live, len(index.dead)], dtype=np.int64)
+    return _mark(index.ids, index.dead, version)
+
+
+def _mark(ids: NDArray[np.int64], dead: NDArray[np.int64], version: int) -> NDArray[np.int64]:
+    max_id = int(np.max(ids)) if len(ids) else 0
+    return np.array([version, max_id, len(ids) - len(dead), len(dead)], dtype=np.int64)
+
+
+async def save(db: Database, arrays: Iterable[tuple[str, NDArray[Any]]], version: int) -> None:
+    """Store a whole index current at `version` as the new base (its
+    segments dropped) with its watermark: `arrays` as `core.iter_arrays`
+    gives them (each written before the next is asked for)."""
+    seen: dict[str, NDArray[Any]] = {}
+
+    def marked() -> Iterator[tuple[str, NDArray[Any]]]:
+        for name, array in arrays:
+            if name in ("ids", "dead"):
+                seen[name] = array
+            yield name, array
+        yield WATERMARK, _mark(seen["ids"], seen["dead"], version)
+
+    await index_store.save_index(db, marked(), corpus_version=version, format=core.INDEX_FORMAT)
 
 
 async def current_state(db: Database) -> StoredState | None:

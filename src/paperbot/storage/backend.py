@@ -63,6 +63,13 @@ class Database(Protocol):
         """Where the data is, for messages (a file path, or a URL without password)."""
         ...
 
+    @property
+    def target(self) -> str:
+        """What `open_again` takes to open this database in another process
+        of this machine (a worker storing its result): a file path, or the
+        URL with its password. Never shown."""
+        ...
+
     def transaction(self) -> AbstractAsyncContextManager[Transaction]: ...
 
     async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> Row | None: ...
@@ -111,3 +118,17 @@ async def open_database(target: str | Path, *, lock_wait_seconds: float = 30.0) 
     path = str(target)
     path = path.removeprefix(SQLITE_SCHEME) if path.startswith(SQLITE_SCHEME) else path
     return await SqliteDatabase.open(Path(path), lock_wait_seconds=lock_wait_seconds)
+
+
+async def open_again(target: str) -> Database:
+    """A second connection to a database this machine opened already
+    (`Database.target`; a worker process storing what it built): migrated
+    and checked by its opener, so SQLite skips the integrity check (a read
+    of the whole file) and PostgreSQL takes one pooled connection."""
+    if is_postgres_url(target):
+        from paperbot.storage.postgres import PostgresDatabase
+
+        return await PostgresDatabase.open(target, pool_size=1)
+    from paperbot.storage.db import SqliteDatabase
+
+    return await SqliteDatabase.open(Path(target), check=False)

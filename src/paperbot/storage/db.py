@@ -123,6 +123,7 @@ class SqliteDatabase:
         *,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
         lock_wait_seconds: float = LOCK_WAIT_SECONDS,
+        check: bool = True,  # False: a second connection to a file its opener checked
     ) -> SqliteDatabase:
         path = Path(path)
         if str(path) != ":memory:":
@@ -131,7 +132,7 @@ class SqliteDatabase:
         db = cls(conn, path, busy_timeout_ms=busy_timeout_ms, lock_wait_seconds=lock_wait_seconds)
         try:
             await db._configure()
-            await db._quick_check()
+            await db._quick_check(skip=not check)
             await db.retry_locked(lambda: migrate(conn))
         except sqlite3.Error as exc:
             await conn.close()
@@ -157,14 +158,18 @@ class SqliteDatabase:
     def location(self) -> str:
         return str(self.path)
 
-    async def _quick_check(self) -> None:
+    @property
+    def target(self) -> str:
+        return str(self.path.absolute())
+
+    async def _quick_check(self, *, skip: bool = False) -> None:
         """Refuse a damaged file before any command reads half of it.
 
         quick_check walks every page's b-tree structure but not the indexes'
         contents (that is `integrity_check`, in `paperbot doctor`); on a
         100k-paper database it costs about as much as reading the file once.
         """
-        if str(self.path) == ":memory:":
+        if skip or str(self.path) == ":memory:":
             return
         async with self.conn.execute("PRAGMA quick_check(1)") as cursor:
             row = await cursor.fetchone()

@@ -117,6 +117,10 @@ class PostgresDatabase:
     def location(self) -> str:
         return redacted(self.url)
 
+    @property
+    def target(self) -> str:
+        return self.url
+
     @classmethod
     async def open(cls, url: str, *, pool_size: int = POOL_SIZE) -> PostgresDatabase:
         schema = _schema_of(url)

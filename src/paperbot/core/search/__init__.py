@@ -27,17 +27,25 @@ from paperbot.core.search._append import append_papers, update_papers
 from paperbot.core.search._build import (
     build_field,
     build_index,
+    build_index_arrays,
     build_index_columns,
     title_acronyms,
+)
+from paperbot.core.search._dictionary import (
+    dictionary_translation,
+    english_translation,
+    load_dictionary,
 )
 from paperbot.core.search._general import english_idf, general_idf, zipf_frequency
 from paperbot.core.search._grams import char_grams, term_grams, word_grams, word_key
 from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
 from paperbot.core.search._persist import (
     INDEX_FORMAT,
+    PackedTexts,
     dead_after,
     from_arrays,
     iter_arrays,
+    pack_texts,
     segment_arrays,
     segment_columns,
     to_arrays,
@@ -64,7 +72,7 @@ from paperbot.core.search._recall import (
     top_candidates,
 )
 from paperbot.core.search._rerank import rerank_one, rerank_scores, title_length_norm
-from paperbot.core.search._segment import split_unknown_runs
+from paperbot.core.search._segment import corpus_word_counts, split_unknown_runs
 from paperbot.core.search._weights import (
     ALTERNATIVE,
     CANDIDATES,
@@ -88,6 +96,7 @@ __all__ = [
     "STOP_WORDS",
     "TRANSLATION",
     "FieldIndex",
+    "PackedTexts",
     "ParsedQuery",
     "QueryProblem",
     "Ranking",
@@ -98,16 +107,22 @@ __all__ = [
     "bilingual_table",
     "build_field",
     "build_index",
+    "build_index_arrays",
     "build_index_columns",
     "char_grams",
     "concept_translations",
+    "corpus_word_counts",
     "dead_after",
+    "dictionary_translation",
     "english_idf",
+    "english_translation",
     "expand_terms",
     "filter_mask",
     "from_arrays",
     "general_idf",
     "iter_arrays",
+    "load_dictionary",
+    "pack_texts",
     "parse_query",
     "rank",
     "rerank_one",

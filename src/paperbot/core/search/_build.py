@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,6 +19,7 @@ from paperbot.core.search._grams import (
     word_grams,
 )
 from paperbot.core.search._index import FieldIndex, SearchIndex
+from paperbot.core.search._persist import PackedTexts, pack_texts
 from paperbot.core.search._weights import COMMON_DF
 from paperbot.core.text import normalize, normalize_bulk
 
@@ -85,6 +87,51 @@ def build_index_columns(
         title=build_field(title_texts),
         summary=build_field(summary_texts),
     )
+
+
+def build_index_arrays(
+    *,
+    ids: list[int],
+    titles: list[str],
+    venues: list[str],
+    years: list[int],
+    summaries: list[str],
+    normal_titles: list[str],
+    between: Callable[[], object] = lambda: None,
+) -> dict[str, NDArray[Any]]:
+    """`to_arrays(build_index_columns(...))` of papers whose summaries and
+    titles are normalised already (a load's), holding less on the way:
+    every list given is consumed (emptied) into arrays, the texts packed
+    before any postings are built, and each field indexed from its packed
+    form (`PackedTexts`), so no string of the papers is held while the
+    postings are. `between` is called once the strings are let go and after
+    each field (the caller hands freed memory back to the system)."""
+    venue_names = tuple(sorted(set(venues)))
+    venue_code = {v: i for i, v in enumerate(venue_names)}
+    arrays: dict[str, NDArray[Any]] = {
+        "ids": np.array(ids, dtype=np.int64),
+        "years": np.array(years, dtype=np.int32),
+        "venue_codes": np.array([venue_code[v] for v in venues], dtype=np.int32),
+        "venues": pack_texts(venue_names),
+    }
+    title_texts = [_title_text(t, n) for t, n in zip(titles, normal_titles, strict=True)]
+    for column in (ids, years, venues, titles, normal_titles):
+        column.clear()
+    arrays["titles"] = pack_texts(title_texts, consume=True)
+    arrays["summaries"] = pack_texts(summaries, consume=True)
+    title_texts.clear()
+    summaries.clear()
+    between()
+    for name, texts in (("title", "titles"), ("summary", "summaries")):
+        field = build_field(PackedTexts(arrays[texts]))
+        arrays[f"{name}_keys"] = field.keys
+        arrays[f"{name}_indptr"] = field.indptr
+        arrays[f"{name}_docs"] = field.docs
+        arrays[f"{name}_common"] = field.common
+        del field
+        between()
+    arrays["dead"] = np.zeros(0, dtype=np.int64)
+    return arrays
 
 
 def _reuse_positions(previous: SearchIndex | None, ids: Sequence[int]) -> list[int]:
@@ -174,23 +221,8 @@ def build_field(
     if common_cps is None:
         common_cps = common_cjk_chars(texts)
     words = _WordGrams()
-    # Pass 1: the vocabulary and each gram's document frequency.
-    seen: list[NDArray[np.int64]] = []
-    seen_counts: list[NDArray[np.int64]] = []
-    for start in range(0, n, chunk):
-        grams, _ = _chunk_pairs(texts, start, chunk, doc_bits, common_cps, words)
-        first = run_starts(grams)
-        seen.append(grams[first])
-        seen_counts.append(np.diff(np.append(first, len(grams))))
-    all_keys = np.concatenate(seen)
-    all_counts = np.concatenate(seen_counts)
-    del seen, seen_counts
-    order = np.argsort(all_keys, kind="stable")
-    all_keys, all_counts = all_keys[order], all_counts[order]
-    first = run_starts(all_keys)
-    keys = all_keys[first]
-    df = np.add.reduceat(all_counts, first) if len(first) else np.zeros(0, dtype=np.int64)
-    del all_keys, all_counts, order, first
+    keys, df = _vocabulary(texts, chunk, doc_bits, common_cps, words)
+    words.keys.clear()  # pass 2 takes every chunk's word grams from pass 1
     indptr = np.zeros(len(keys) + 1, dtype=np.int64)
     np.cumsum(df, out=indptr[1:])
     # Pass 2: each chunk's papers into their grams' slots, in paper order.
@@ -206,6 +238,54 @@ def build_field(
         cursor[gram_at] += run
     common = ((UNIGRAM << TAG_SHIFT) | common_cps).astype(np.int64)
     return FieldIndex(keys.astype(np.int64), indptr, docs, common)
+
+
+def _vocabulary(
+    texts: Sequence[str],
+    chunk: int,
+    doc_bits: int,
+    common_cps: NDArray[np.int64],
+    words: _WordGrams,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Pass 1 of `build_field`: the sorted gram keys and each one's document
+    frequency. The chunks' grams are merged into the vocabulary so far
+    whenever they outgrow it: the chunks' distinct grams together are many
+    times the vocabulary (each chunk repeats the common ones), and holding
+    them all before one merge was most of a build's peak memory."""
+    keys = np.zeros(0, dtype=np.int64)
+    df = np.zeros(0, dtype=np.int64)
+    seen: list[NDArray[np.int64]] = []
+    seen_counts: list[NDArray[np.int64]] = []
+    pending = 0
+    for start in range(0, len(texts), chunk):
+        grams, _ = _chunk_pairs(texts, start, chunk, doc_bits, common_cps, words)
+        first = run_starts(grams)
+        seen.append(grams[first])
+        seen_counts.append(np.diff(np.append(first, len(grams))))
+        pending += len(first)
+        if pending > max(len(keys), _MERGE_AT):
+            keys, df = _merged([keys, *seen], [df, *seen_counts])
+            seen, seen_counts, pending = [], [], 0
+    return _merged([keys, *seen], [df, *seen_counts])
+
+
+_MERGE_AT = 1 << 18
+"""Distinct (chunk, gram) pairs `_vocabulary` gathers at least before a merge."""
+
+
+def _merged(
+    key_parts: list[NDArray[np.int64]], count_parts: list[NDArray[np.int64]]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The distinct keys of all parts, sorted, with their counts summed."""
+    all_keys = np.concatenate(key_parts)
+    all_counts = np.concatenate(count_parts)
+    order = np.argsort(all_keys, kind="stable")
+    all_keys, all_counts = all_keys[order], all_counts[order]
+    del order
+    first = run_starts(all_keys)
+    if not len(first):
+        return all_keys, all_counts
+    return all_keys[first], np.add.reduceat(all_counts, first)
 
 
 def run_starts(sorted_values: NDArray[np.int64]) -> NDArray[np.int64]:

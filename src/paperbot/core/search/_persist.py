@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,9 +29,9 @@ def iter_arrays(index: SearchIndex) -> Iterator[tuple[str, NDArray[Any]]]:
     yield "ids", index.ids
     yield "years", index.years
     yield "venue_codes", index.venue_codes
-    yield "venues", _pack_texts(index.venues)
-    yield "titles", _pack_texts(index.titles)
-    yield "summaries", _pack_texts(index.summaries)
+    yield "venues", pack_texts(index.venues)
+    yield "titles", pack_texts(index.titles)
+    yield "summaries", pack_texts(index.summaries)
     yield "title_keys", index.title.keys
     yield "title_indptr", index.title.indptr
     yield "title_docs", index.title.docs
@@ -77,27 +77,87 @@ def from_arrays(arrays: Mapping[str, NDArray[Any]]) -> SearchIndex:
 _TEXT_SEP = "\x00"
 
 
-def _pack_texts(texts: Sequence[str], chunk: int = 4096) -> NDArray[np.uint8]:
+def pack_texts(
+    texts: Sequence[str], chunk: int = 4096, *, consume: bool = False
+) -> NDArray[np.uint8]:
+    """The texts as one UTF-8 array; with `consume` (`texts` a list) each
+    text is let go once packed, so the strings and their packed form are
+    never both held whole."""
     # NUL separates the texts; a text holding one is refused, not misread.
-    # Encoded a chunk at a time: no full-size joined string is ever made.
+    # Encoded a chunk at a time, twice: once to size the result exactly,
+    # once into it (encoding is cheap; no second full-size copy is made).
     if not texts:
         return np.frombuffer(b"0", dtype=np.uint8)
-    parts = [b"1"]
-    for start in range(0, len(texts), chunk):
-        part = texts[start : start + chunk]
-        joined = _TEXT_SEP.join(part)
-        if joined.count(_TEXT_SEP) != len(part) - 1:
-            raise ValueError("texts to persist must not contain NUL")
+    starts = range(0, len(texts), chunk)
+    size = sum(len(_joined(texts, start, chunk)) for start in starts) + len(starts)
+    out = np.empty(size, dtype=np.uint8)
+    out[0] = ord("1")
+    at = 1
+    for start in starts:
         if start:
-            parts.append(_TEXT_SEP.encode("utf-8"))
-        parts.append(joined.encode("utf-8"))
-    out = np.empty(sum(len(p) for p in parts), dtype=np.uint8)
-    at = 0
-    while parts:
-        piece = parts.pop(0)
+            out[at] = 0
+            at += 1
+        piece = _joined(texts, start, chunk)
         out[at : at + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
         at += len(piece)
+        if consume:
+            assert isinstance(texts, list)
+            texts[start : start + chunk] = [""] * len(texts[start : start + chunk])
     return out
+
+
+class PackedTexts(Sequence[str]):
+    """The texts `pack_texts` packed, read back a slice at a time: a build
+    indexes a field from its packed form, decoding one chunk at a time,
+    without every text held as a string beside its postings."""
+
+    def __init__(self, packed: NDArray[np.uint8]) -> None:
+        self._packed = packed
+        if packed[:1].tobytes() != b"1":
+            self._starts = self._ends = np.zeros(0, dtype=np.int64)
+            return
+        # A megabyte at a time: no mask as large as the texts.
+        block = 1 << 20
+        cuts = np.concatenate(
+            [
+                np.flatnonzero(packed[at : at + block] == 0) + at
+                for at in range(0, len(packed), block)
+            ]
+        )
+        self._starts = np.concatenate([[1], cuts + 1]).astype(np.int64)
+        self._ends = np.concatenate([cuts, [len(packed)]]).astype(np.int64)
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, at: int) -> str: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> list[str]: ...
+
+    def __getitem__(self, at: int | slice) -> str | list[str]:
+        if isinstance(at, int):
+            return self._decode(range(len(self))[at], 1)[0]
+        positions = range(len(self))[at]
+        if not positions:
+            return []
+        if positions.step != 1:
+            return [self._decode(i, 1)[0] for i in positions]
+        return self._decode(positions.start, len(positions))
+
+    def _decode(self, first: int, count: int) -> list[str]:
+        data = self._packed[self._starts[first] : self._ends[first + count - 1]]
+        text, _ = codecs.utf_8_decode(data.tobytes(), "strict", True)
+        return text.split(_TEXT_SEP)
+
+
+def _joined(texts: Sequence[str], start: int, chunk: int) -> bytes:
+    part = texts[start : start + chunk]
+    joined = _TEXT_SEP.join(part)
+    if joined.count(_TEXT_SEP) != len(part) - 1:
+        raise ValueError("texts to persist must not contain NUL")
+    return joined.encode("utf-8")
 
 
 def _unpack_texts(data: NDArray[np.uint8]) -> tuple[str, ...]:
@@ -118,9 +178,9 @@ def segment_arrays(removed: Sequence[int], columns: PaperColumns) -> dict[str, N
         "removed": np.asarray(removed, dtype=np.int64),
         "ids": np.asarray(columns.ids, dtype=np.int64),
         "years": np.asarray(columns.years, dtype=np.int32),
-        "venues": _pack_texts(columns.venues),
-        "titles": _pack_texts(columns.titles),
-        "summaries": _pack_texts(columns.summaries),
+        "venues": pack_texts(columns.venues),
+        "titles": pack_texts(columns.titles),
+        "summaries": pack_texts(columns.summaries),
     }
 
 

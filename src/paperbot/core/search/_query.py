@@ -12,6 +12,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from paperbot.core.search._cut import Piece, WordCount, cut_run
+from paperbot.core.search._dictionary import dictionary_translation, english_translation
 from paperbot.core.search._weights import (
     ALTERNATIVE,
     LONG_QUERY_ALTERNATIVE,
@@ -108,11 +110,14 @@ def parse_query(
     max_length: int = 300,
     expansions: Mapping[str, Sequence[str]] | None = None,
     translations: Mapping[str, Collection[str]] | None = None,
+    word_count: WordCount | None = None,
 ) -> ParsedQuery:
     """Normalise a query, pull venue/year filters out of it, classify bad input.
 
     Explicit `venue`/`year` options win over ones written in the query; a
     venue is recognised only when it is one of the loaded `venues`.
+    `word_count` (a summary document frequency, `corpus_word_counts`) lets
+    Chinese runs be cut into the corpus's words as well as aliases.
     """
     visible = strip_invisible(raw).strip()
     venue = _canonical_venue(venue, venues) if venue else None
@@ -137,7 +142,9 @@ def parse_query(
         else:
             words.append(token)
     terms = _content_terms(
-        expand_terms(_without_cjk_questions(words), expansions or {}, translations or {})
+        expand_terms(
+            _without_cjk_questions(words), expansions or {}, translations or {}, word_count
+        )
     )
     if len(terms) >= LONG_QUERY_TERMS:
         terms = tuple(
@@ -214,20 +221,23 @@ def expand_terms(
     words: Sequence[str],
     expansions: Mapping[str, Sequence[str]],
     translations: Mapping[str, Collection[str]] | None = None,
+    word_count: WordCount | None = None,
 ) -> tuple[Term, ...]:
     """Group query tokens into terms, attaching aliases where a span matches one.
 
     An alias of several words (`mixture of experts`) must match consecutive
-    query words; a Chinese alias may sit inside a longer CJK run
-    (`混合专家模型` -> `混合专家` + `模型`). Longest aliases win.
+    query words; a Chinese run is cut into aliases and, given `word_count`
+    (a summary document frequency), the words the corpus uses
+    (`混合专家模型` -> `混合专家` + `模型`; `_cut`). Longest aliases win.
     """
-    if not expansions:
+    if not expansions and word_count is None:
         return tuple(Term(w) for w in words)
     alias_tokens = sorted(
         ((tuple(tokens(key)), key) for key in expansions if tokens(key)),
         key=lambda item: (-len(item[1]), item[1]),
     )
-    pieces = _split_cjk_runs(list(words), [key for toks, key in alias_tokens if len(toks) == 1])
+    single = {key for toks, key in alias_tokens if len(toks) == 1 and is_cjk_run(key)}
+    pieces = _split_cjk_runs(list(words), single, word_count)
     terms: list[Term] = []
     i = 0
     while i < len(pieces):
@@ -239,9 +249,22 @@ def expand_terms(
                 i += len(toks)
                 break
         else:
-            terms.append(Term(pieces[i]))
+            terms.append(_with_dictionary(pieces[i], word_count))
             i += 1
     return tuple(terms)
+
+
+def _with_dictionary(word: str, word_count: WordCount | None) -> Term:
+    """A word no alias names, with its dictionary translation when the
+    corpus is known (`_dictionary`): counted as an alias, not a concept's
+    translation."""
+    if word_count is None:
+        return Term(word)
+    if is_cjk_run(word):
+        found = english_translation(word, word_count) if len(word) > 1 else None
+    else:
+        found = dictionary_translation(word, word_count)
+    return Term(word, (found,)) if found else Term(word)
 
 
 def bilingual_table(
@@ -293,26 +316,37 @@ def _cross_script(key: str, aliases: Sequence[str], first: Collection[str] = ())
     return tuple(others[:MAX_ALTERNATIVES])
 
 
-def _split_cjk_runs(words: list[str], cjk_aliases: list[str]) -> list[str]:
-    """Cut CJK runs around the longest alias they contain."""
+def _split_cjk_runs(
+    words: list[str], cjk_aliases: Collection[str], count: WordCount | None
+) -> list[str]:
+    """CJK runs cut into aliases and corpus words (`_cut.cut_run`); with
+    corpus counts, a character no known word covers is dropped (用, 的:
+    grammar) unless the run holds no known word at all."""
     out: list[str] = []
     for word in words:
-        out.extend(_split_one(word, [a for a in cjk_aliases if is_cjk_run(a)]))
+        if not is_cjk_run(word) or len(word) < 2:
+            out.append(word)
+            continue
+        pieces = cut_run(word, cjk_aliases, count)
+        if not any(p.known for p in pieces):
+            out.append(word)
+            continue
+        out.extend(_joined_leftovers(pieces, drop_single=count is not None))
     return out
 
 
-def _split_one(word: str, aliases: list[str]) -> list[str]:
-    if not is_cjk_run(word):
-        return [word]
-    for alias in aliases:  # longest first
-        if alias == word:
-            return [word]
-        at = word.find(alias)
-        if at >= 0:
-            before, after = word[:at], word[at + len(alias) :]
-            return [
-                *(_split_one(before, aliases) if before else []),
-                alias,
-                *(_split_one(after, aliases) if after else []),
-            ]
-    return [word]
+def _joined_leftovers(pieces: Sequence[Piece], *, drop_single: bool) -> list[str]:
+    """The pieces' texts, consecutive uncovered characters joined into one
+    piece (大 + 会出现 stay as they were left between aliases)."""
+    out: list[str] = []
+    leftover = ""
+    for piece in [*pieces, Piece("")]:
+        if not piece.known:
+            leftover += piece.text
+            continue
+        if leftover and not (drop_single and len(leftover) == 1):
+            out.append(leftover)
+        leftover = ""
+        if piece.text:
+            out.append(piece.text)
+    return out

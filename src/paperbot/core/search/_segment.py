@@ -1,11 +1,12 @@
-"""Cutting an unknown Chinese run of a query into the words the corpus uses.
+"""Cutting the Chinese runs of a query into the words the corpus uses.
 
 `大模型训练会出现` is no word of any summary: kept whole, it is one term
 whose bigrams' mean IDF makes it heavy, and a paper must hold it all to
 match it in stage 2. Cut into 大模型 + 训练 + 会出现, each piece weighs by
-its own document frequency. A piece is a 2-4-character n-gram in at least
-`MIN_PIECE_DF` summaries, neither starting nor ending with a particle;
-single characters left over (用, 的) are grammar and are dropped.
+its own document frequency. The cut itself is `_cut.cut_run`; here are
+the summary document frequencies it reads (`corpus_word_counts`, which the
+service passes to `parse_query` so aliases and corpus words are cut
+together) and the cut of runs still unknown at rank time.
 """
 
 from __future__ import annotations
@@ -16,15 +17,13 @@ from dataclasses import replace
 import numpy as np
 from numpy.typing import NDArray
 
-from paperbot.core.search._grams import BIGRAM, CJK_BITS, TAG_SHIFT
+from paperbot.core.search._cut import MIN_PIECE_DF, WordCount, cut_run
+from paperbot.core.search._grams import BIGRAM, CJK_BITS, TAG_SHIFT, word_key
 from paperbot.core.search._index import SearchIndex
 from paperbot.core.search._query import Term
 from paperbot.core.search._words import CJK_PARTICLES, is_question_word
 from paperbot.core.text import is_cjk_run
 
-# A piece the summaries say at least this often is a word of the corpus.
-MIN_PIECE_DF = 2
-MAX_PIECE = 4
 # Runs shorter than this are left as they are (a two-character word).
 MIN_RUN = 4
 # Papers whose text is read to count a longer n-gram.
@@ -35,57 +34,39 @@ def split_unknown_runs(index: SearchIndex, terms: tuple[Term, ...]) -> tuple[Ter
     """The terms with every unknown Chinese run cut into corpus words; a
     run the summaries hold whole, or one with aliases, stays."""
     out: list[Term] = []
+    counts = corpus_word_counts(index)
     for term in terms:
-        pieces = _pieces(index, term)
+        pieces = _pieces(counts, term)
         out.extend(replace(term, text=p) for p in pieces)
     return tuple(out) if out else terms
 
 
-def _pieces(index: SearchIndex, term: Term) -> list[str]:
+def _pieces(counts: WordCount, term: Term) -> list[str]:
     text = term.text
     if term.alternatives or not is_cjk_run(text) or len(text) < MIN_RUN:
         return [text]
-    counts = _Counts(index)
-    if counts.df(text) >= MIN_PIECE_DF:
+    if counts(text) >= MIN_PIECE_DF:
         return [text]
-    words = [w for w in _best_cut(text, counts) if not _is_grammar(w)]
+    words = [p.text for p in cut_run(text, (), counts) if not is_grammar(p.text)]
     return words or [text]
 
 
-def _is_grammar(word: str) -> bool:
+def is_grammar(word: str) -> bool:
+    """A leftover character or a question or particle piece: no topic."""
     return len(word) == 1 or is_question_word(word) or all(c in CJK_PARTICLES for c in word)
 
 
-def _may_be_word(piece: str) -> bool:
-    """A piece of two or more characters not starting or ending with a
-    particle (模型的 is 模型 + 的), as the lexicon miner's candidates."""
-    return len(piece) > 1 and piece[0] not in CJK_PARTICLES and piece[-1] not in CJK_PARTICLES
-
-
-def _best_cut(text: str, counts: _Counts) -> list[str]:
-    """The cut covering most characters with corpus words, then with the
-    fewest pieces, then with the commonest ones (dynamic programming)."""
-    n = len(text)
-    # best[i]: (uncovered chars, pieces, -sum log df) of text[:i], and the cut.
-    best: list[tuple[tuple[int, int, float], list[str]]] = [((0, 0, 0.0), [])]
-    for end in range(1, n + 1):
-        options = []
-        for size in range(1, min(MAX_PIECE, end) + 1):
-            (miss, count, cost), cut = best[end - size]
-            piece = text[end - size : end]
-            df = counts.df(piece) if _may_be_word(piece) else 0
-            if size > 1 and df < MIN_PIECE_DF:
-                continue
-            key = (miss + (size == 1), count + 1, cost - (float(np.log(df)) if df else 0.0))
-            options.append((key, [*cut, piece]))
-        best.append(min(options, key=lambda option: option[0]))
-    return best[n][1]
+def corpus_word_counts(index: SearchIndex) -> WordCount:
+    """In how many summaries a Chinese n-gram occurs, or in how many papers
+    (title or summary) a Latin word (`_Counts.df`; 0 under `MIN_PIECE_DF`,
+    where the count decides nothing), remembered for the one query it serves."""
+    return _Counts(index).df
 
 
 class _Counts:
     """Summary document frequencies of n-grams, from the bigram postings:
-    exact for a bigram, and for a longer n-gram the papers holding all its
-    bigrams, checked against their text."""
+    exact for a bigram, and for a longer n-gram estimated from the papers
+    holding its rarest bigram, checked against their text."""
 
     def __init__(self, index: SearchIndex) -> None:
         self._index = index
@@ -97,22 +78,40 @@ class _Counts:
         return self._seen[gram]
 
     def _count(self, gram: str) -> int:
-        docs: NDArray[np.int32] | None = None
+        if gram.isascii() and gram.isalpha():
+            return self._papers_saying(gram)
+        if len(gram) < 2 or not is_cjk_run(gram):
+            return 0
+        rarest: NDArray[np.int32] | None = None
         for a, b in itertools.pairwise(gram):
             found = self._postings(a, b)
-            docs = found if docs is None else np.intersect1d(docs, found, assume_unique=True)
-            if len(docs) < MIN_PIECE_DF:
+            if rarest is None or len(found) < len(rarest):
+                rarest = found
+            if len(rarest) < MIN_PIECE_DF:
                 return 0
-        if docs is None:
-            return 0
+        assert rarest is not None
         if len(gram) == 2:
-            return len(docs)
-        # The papers holding every bigram, read up to a sample: a common
-        # n-gram's exact count costs a scan and changes no cut.
-        sample = docs[:: max(1, len(docs) // MAX_CHECKED)][:MAX_CHECKED].tolist()
+            return len(rarest)
+        # The papers holding the rarest bigram, read up to a sample: a
+        # common n-gram's exact count costs a scan and changes no cut.
+        sample = rarest[:: max(1, len(rarest) // MAX_CHECKED)][:MAX_CHECKED].tolist()
         summaries = self._index.summaries
         held = sum(gram in summaries[d] for d in sample)
-        return round(held * len(docs) / len(sample))
+        return round(held * len(rarest) / len(sample))
+
+    def _papers_saying(self, word: str) -> int:
+        """Live papers whose title or summary holds the (stemmed) Latin
+        word (a paper saying it in both counts twice)."""
+        key = np.array([word_key(word)], dtype=np.int64)
+        total = 0
+        dead = self._index.dead
+        for field in (self._index.title, self._index.summary):
+            pos = int(field.lookup(key)[0])
+            if pos >= 0:
+                docs = field.docs[field.indptr[pos] : field.indptr[pos + 1]]
+                # Removed or changed papers say nothing any more.
+                total += len(docs) - (int(np.isin(docs, dead).sum()) if len(dead) else 0)
+        return total if total >= MIN_PIECE_DF else 0
 
     def _postings(self, a: str, b: str) -> NDArray[np.int32]:
         field = self._index.summary
