@@ -23,3 +23,6 @@ def test_tree_peak_sees_a_child_process() -> None:
         subprocess.run([sys.executable, "-c", grow], check=True)
     assert tree.worker_mb >= 64
     assert tree.total_mb >= tree.worker_mb
+    if Path("/proc/self/smaps_rollup").exists():
+        # Proportional: the child's own 64 MB count whole, shared pages split.
+        assert 64 <= tree.total_pss_mb <= tree.total_mb

@@ -95,7 +95,11 @@ async def _load(db_path: Path, corpus: Path) -> dict[str, Any]:
         with TreePeak() as tree:
             start = time.perf_counter()
             report = await app.corpus.load(
-                [corpus], default_area="预训练", now=utc_now(), limits=BENCH_LIMITS
+                [corpus],
+                default_area="预训练",
+                now=utc_now(),
+                limits=BENCH_LIMITS,
+                early_texts=True,  # as `paperbot load`
             )
             prepared = await app.prepare(keep_topics=False)
             total = time.perf_counter() - start
@@ -126,6 +130,7 @@ async def _load(db_path: Path, corpus: Path) -> dict[str, Any]:
         "peak_rss_mb": load_peak,
         "worker_peak_rss_mb": tree.worker_mb,
         "tree_peak_rss_mb": tree.total_mb,
+        "tree_peak_pss_mb": tree.total_pss_mb,
     }
 
 

@@ -60,6 +60,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 progress=lambda _path: bar.update(),
                 allow_shrink=args.allow_shrink,
                 limits=corpus_limits(settings.corpus),
+                early_texts=True,
             )
         # Ready means ready: the bot started after this load answers at once
         # (the search index and the topic matches are stored).

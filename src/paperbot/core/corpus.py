@@ -160,10 +160,11 @@ def parse_text(
             file, None, "no venue and year (no venue line, and none in the file name): skipped"
         )
         return ParsedFile(file, (), (problem,))
-    if _is_block_layout(lines):
+    block, splits = _layout(lines)
+    if block:
         entries, problems = _parse_blocks(lines, ctx)
     else:
-        entries, problems = _parse_lines(lines, ctx)
+        entries, problems = _parse_lines(lines, ctx, splits)
     if len(entries) > limits.max_entries_per_file:
         reason = (
             f"{len(entries)} papers, more than corpus.max_entries_per_file "
@@ -235,18 +236,21 @@ def _header_context(lines: list[str], file: str, default_area: str) -> _Context:
     return _Context(file, venue, year, area)
 
 
-def _is_block_layout(lines: list[str]) -> bool:
-    """Block layout: a plain venue line, or titles standing alone on lines."""
+def _layout(lines: list[str]) -> tuple[bool, dict[int, tuple[str, str] | None]]:
+    """Block layout (a plain venue line, or titles standing alone on lines)
+    or not, and the lines split on the way by index (not split again)."""
+    splits: dict[int, tuple[str, str] | None] = {}
     if any(_PLAIN_VENUE.match(line) for line in lines):
-        return True
-    content = [line for line in lines if line and not _is_header(line)]
+        return True, splits
+    content = [i for i, line in enumerate(lines) if line and not _is_header(line)]
     separated = 0
-    for line in content:
-        separated += _split_title(line) is not None
+    for i in content:
+        split = splits[i] = _split_title(lines[i])
+        separated += split is not None
         # Decided once half are "Title: summary" lines: skip the rest.
         if separated * 2 >= len(content):
-            return False
-    return bool(content)
+            return False, splits
+    return bool(content), splits
 
 
 def _is_header(line: str) -> bool:
@@ -278,7 +282,9 @@ def _split_title(line: str) -> tuple[str, str] | None:
     # Without CJK there is no sign where the summary starts: take the first.
     sep = candidates[-1] if first_cjk else candidates[0]
     title, summary = line[: sep.start()].strip(), line[sep.end() :].strip()
-    if not _looks_like_title(title):
+    # `_looks_like_title` without its CJK check: the title ends before the
+    # first CJK character. Most start with a letter: no generator for them.
+    if not (title[:1].isalpha() or any(ch.isalpha() for ch in title)):
         return None
     return title, summary
 
@@ -287,7 +293,9 @@ def _looks_like_title(text: str) -> bool:
     return any(ch.isalpha() for ch in text) and not has_cjk(text)
 
 
-def _parse_lines(lines: list[str], ctx: _Context) -> tuple[list[Entry], list[Problem]]:
+def _parse_lines(
+    lines: list[str], ctx: _Context, known: dict[int, tuple[str, str] | None]
+) -> tuple[list[Entry], list[Problem]]:
     entries: list[Entry] = []
     problems: list[Problem] = []
     for number, line in enumerate(lines, start=1):
@@ -297,7 +305,7 @@ def _parse_lines(lines: list[str], ctx: _Context) -> tuple[list[Entry], list[Pro
             continue
         if not line or _is_header(line):
             continue
-        split = _split_title(line)
+        split = known[number - 1] if number - 1 in known else _split_title(line)
         if split is None:
             problems.append(Problem(ctx.file, number, _why_not_an_entry(line)))
             continue

@@ -156,7 +156,7 @@ class App:
         """`prepare(keep_topics=False)`: the search index and the topic
         matches side by side (one worker process each), from the papers'
         texts read and normalised once."""
-        texts = PaperTexts(self._db)
+        texts = PaperTexts(self._db, self.corpus.take_early_texts())
 
         async def index_part() -> tuple[int, float]:
             # An append is stored as a segment without reading the stored
@@ -198,5 +198,6 @@ class App:
             return
         self._closed = True
         await self.search.flush()
+        self.corpus.discard_early_texts()
         await self._db.close()
         shutdown_workers()

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,12 +16,17 @@ from paperbot.core.corpus import CorpusLimits
 from paperbot.core.load_plan import LoadPlan, loaded_files, plan_load
 from paperbot.core.models import FileSource, Paper, PaperColumns, ParsedFile, Problem, VenueCount
 from paperbot.core.text import TitleKeys
+from paperbot.services import workers
 from paperbot.services.corpus_files import FileRead, corpus_listing, read_one
+from paperbot.services.paper_texts import EarlyTexts, start_early
 from paperbot.storage import papers
 from paperbot.storage import search_index as index_store
 from paperbot.storage.backend import Database
 
 log = logging.getLogger(__name__)
+
+#: Few papers take fewer bytes in a page (the bundled pages: ~140 a line).
+EARLY_BYTES_PER_PAPER = 150
 
 # Matched case-insensitively: `PAGE.TXT` is a page too.
 
@@ -89,15 +95,14 @@ async def load_corpus(
     allow_shrink: bool = False,
     startup: bool = False,
     limits: CorpusLimits | None = None,
+    before_write: Callable[[LoadPlan], Awaitable[object]] | None = None,
 ) -> LoadReport:
-    """Parse the files and apply the result in one transaction.
-
-    A file whose fingerprint matches the last load is not parsed again; the
-    report still counts its entries and papers as unchanged. A page that
-    shrinks sharply is held back (its papers kept, reported as a problem)
-    unless `allow_shrink`. A `startup` load (the bot's own) also holds back a
-    folder file older than a load of that page from another path.
-    """
+    """Parse the files and apply the result in one transaction (the plan
+    handed to `before_write` first). A file whose fingerprint matches the
+    last load is not parsed again (the report counts it as unchanged). A
+    page that shrinks sharply is held back (its papers kept, reported as a
+    problem) unless `allow_shrink`. A `startup` load (the bot's own) also
+    holds back a folder file older than a load of its page from elsewhere."""
     limits = limits or CorpusLimits()
     started = time.perf_counter()
     key = TitleKeys()  # every step below needs every title's key
@@ -121,6 +126,7 @@ async def load_corpus(
     keys = {key(e.title) for f in parsed for e in f.entries}
     plan = plan_load(await papers.records_touching(db, names, keys), parsed, key)
     planned = time.perf_counter()
+    await (before_write or _nothing)(plan)
     await papers.apply_load(
         db,
         plan,
@@ -139,6 +145,10 @@ async def load_corpus(
     problems += [p for r in reads if isinstance(r.result, ParsedFile) for p in r.result.problems]
     report = _load_report(len(files), plan, same_entries, same_keys, problems, notes)
     return replace(report, parse_seconds=planned - started, store_seconds=_since(planned))
+
+
+async def _nothing(plan: LoadPlan) -> None:
+    pass
 
 
 def _since(start: float) -> float:
@@ -293,6 +303,7 @@ class CorpusService:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._early: EarlyTexts | None = None
 
     async def load(
         self,
@@ -304,8 +315,15 @@ class CorpusService:
         allow_shrink: bool = False,
         startup: bool = False,
         limits: CorpusLimits | None = None,
+        early_texts: bool = False,
     ) -> LoadReport:
-        """`load_corpus` into this app's database."""
+        """`load_corpus` into this app's database. With `early_texts` (a load
+        that prepares the index and topics next: `paperbot load`), the new
+        papers of a first load at scale are normalised in the worker
+        processes while they are written (`take_early_texts`)."""
+        self.discard_early_texts()
+        if early_texts and await self._may_start_early(paths):
+            workers.warm_up()  # its imports overlap the parse
         return await load_corpus(
             self._db,
             paths,
@@ -315,7 +333,39 @@ class CorpusService:
             allow_shrink=allow_shrink,
             startup=startup,
             limits=limits,
+            before_write=self._start_early if early_texts else None,
         )
+
+    async def _may_start_early(self, paths: Sequence[Path]) -> bool:
+        """Whether a load of `paths` may start early texts: an empty corpus,
+        and files big enough to hold `WORKER_THRESHOLD` papers."""
+        if await papers.paper_count(self._db) > 0:
+            return False
+        size = 0
+        for path in corpus_listing(paths)[0]:
+            with contextlib.suppress(OSError):  # reported by the load itself
+                size += path.stat().st_size
+        return size >= workers.WORKER_THRESHOLD * EARLY_BYTES_PER_PAPER
+
+    async def _start_early(self, plan: LoadPlan) -> None:
+        # Into an empty corpus only: then the stored papers are likely the
+        # planned inserts in order (checked before use), and both builds
+        # start from scratch and need every text.
+        if (
+            len(plan.inserts) >= workers.WORKER_THRESHOLD
+            and await papers.paper_count(self._db) == 0
+        ):
+            self._early = start_early(plan.inserts)
+
+    def take_early_texts(self) -> EarlyTexts | None:
+        """What the last `load(early_texts=True)` started, once."""
+        early, self._early = self._early, None
+        return early
+
+    def discard_early_texts(self) -> None:
+        if self._early is not None:
+            self._early.discard()
+            self._early = None
 
     async def paper_count(self) -> int:
         return await papers.paper_count(self._db)

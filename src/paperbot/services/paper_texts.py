@@ -9,30 +9,38 @@ a private temporary file, and the two builders (worker processes too) read
 the files. This process holds the stored columns alone, once. The search
 index's builder stores the index itself (its own connection): its arrays
 never come back to this process either.
+
+A first load of many papers (`EarlyTexts`) has them normalised from its
+plan while it writes them, so the worker processes overlap the write
+instead of waiting for it; once written, the stored papers are checked to
+be exactly the planned ones (same keys, in id order) before the files are
+used, else the texts are read back and normalised as usual.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
+import os
 import pickle
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from numpy.typing import NDArray
 
-from paperbot.core.models import PaperColumns
+from paperbot.core.models import PaperColumns, PaperRecord
 from paperbot.core.search import build_index_arrays
 from paperbot.core.text import normalize_columns
 from paperbot.core.topics import Vocabulary
 from paperbot.services import search_store, topics_store, workers
 from paperbot.services.memory import release_free_memory
-from paperbot.storage import search_index
+from paperbot.storage import papers, search_index
 from paperbot.storage.backend import Database, open_again
 from paperbot.storage.db import StorageError
 
@@ -57,30 +65,97 @@ class _Part:
     normal_summaries: list[str]
 
 
+EARLY_NICENESS = 10
+"""How far below the usual priority `EarlyTexts` are normalised."""
+
+
+@dataclass(frozen=True, slots=True)
+class EarlyTexts:
+    """A load's new papers normalised (`task`) into files in `folder` while
+    the load writes them; `keys`: theirs, in the order written."""
+
+    keys: list[str]
+    folder: str
+    task: asyncio.Task[tuple[str, ...]]
+
+    def discard(self) -> None:
+        """Remove the files now (a worker still to read its columns fails at
+        once) and again when the task ends: a worker past that point may
+        still write its part (cancelling the task would not stop it)."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self.task.add_done_callback(self._remove)
+
+    def _remove(self, task: asyncio.Task[tuple[str, ...]]) -> None:
+        if not task.cancelled():
+            task.exception()  # retrieved: a discarded job's failure concerns no one
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def start_early(records: Sequence[PaperRecord]) -> EarlyTexts | None:
+    """Start normalising the texts of the papers a load is about to insert
+    (in this order, into an empty corpus), at scale only: below
+    `WORKER_THRESHOLD` the usual way is quicker than the worker processes."""
+    if len(records) < workers.WORKER_THRESHOLD:
+        return None
+    # The columns `search_index.paper_columns` will read back, ids aside.
+    columns = PaperColumns(
+        titles=[r.title for r in records],
+        venues=[r.venue for r in records],
+        years=[r.year for r in records],
+        summaries=["\n\n".join(r.summaries) for r in records],
+    )
+    folder = tempfile.mkdtemp(prefix="paperbot-texts-")
+    # At a lower priority: the load writing the papers meanwhile comes first.
+    task = asyncio.create_task(_normalize_into(columns, Path(folder), nice=EARLY_NICENESS))
+    return EarlyTexts([r.key for r in records], folder, task)
+
+
 class PaperTexts:
-    """Read and normalised on first `get`, then shared by every caller;
+    """Read and normalised on first `get` (or taken from `early` when the
+    stored papers are the ones it normalised), then shared by every caller;
     `close` removes the files."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, early: EarlyTexts | None = None) -> None:
         self._db = db
         self._lock = asyncio.Lock()
         self._value: SharedTexts | None = None
         self._folder: str | None = None
+        self._early = early
         self.seconds = 0.0
-        """How long reading and normalising took."""
+        """How long reading and normalising took (for `early`: waiting for it)."""
 
     async def get(self) -> SharedTexts:
         async with self._lock:
             if self._value is None:
                 start = time.perf_counter()
-                columns = await search_index.paper_columns(self._db)
-                self._folder = tempfile.mkdtemp(prefix="paperbot-texts-")
-                files = await _normalize_into(columns, Path(self._folder))
-                self._value = SharedTexts(columns.ids, files)
-                del columns
-                release_free_memory()  # the columns: only the ids stay
+                self._value = await self._adopt_early() or await self._read()
+                release_free_memory()  # the columns or the load: only the ids stay
                 self.seconds = time.perf_counter() - start
             return self._value
+
+    async def _adopt_early(self) -> SharedTexts | None:
+        """The early texts, when the live papers are exactly the ones they
+        hold (same keys in id order), with a first file of their ids."""
+        early, self._early = self._early, None
+        if early is None:
+            return None
+        self._folder = early.folder
+        files = await early.task
+        ids, keys = await papers.live_keys(self._db)
+        if keys != early.keys:
+            early.discard()
+            self._folder = None
+            return None
+        ids_file = str(Path(early.folder) / "ids")
+        # `read_texts` joins parts column by column: this one holds the ids.
+        _write_parts([_Part(PaperColumns(ids=ids), [], [])], [ids_file])
+        return SharedTexts(ids, (ids_file, *files))
+
+    async def _read(self) -> SharedTexts:
+        columns = await search_index.paper_columns(self._db)
+        self._folder = tempfile.mkdtemp(prefix="paperbot-texts-")
+        files = await _normalize_into(columns, Path(self._folder))
+        return SharedTexts(columns.ids, files)
 
     async def store_search_index(self, version: int) -> int:
         """The search index of these papers, built and stored for corpus
@@ -98,26 +173,41 @@ class PaperTexts:
 
     def close(self) -> None:
         self._value = None
+        if self._early is not None:  # never asked for
+            self._early.discard()
+            self._early = None
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
 
 
-async def _normalize_into(columns: PaperColumns, folder: Path) -> tuple[str, ...]:
+async def _normalize_into(columns: PaperColumns, folder: Path, nice: int = 0) -> tuple[str, ...]:
     """The columns and their normal forms into files: at scale a part per
-    worker lane, at the same time."""
-    size = len(columns.ids)
+    worker lane, at the same time. Each lane's columns go to it through a
+    file too (`normalize_file`), written in frames: the pipe would take
+    them as one pickle, whole in this process's memory (~20 MB a lane at
+    100,000 papers, and a copy of it), while it may be writing the papers."""
+    size = len(columns.titles)  # `EarlyTexts` have no ids yet
     lanes = workers.LANES if size >= workers.WORKER_THRESHOLD else 1
     step = max(1, -(-size // lanes))
     files = tuple(str(folder / f"part-{lane}") for lane in range(lanes))
     parts = [_slice(columns, lane * step, (lane + 1) * step) for lane in range(lanes)]
+    del columns
+    await asyncio.to_thread(_write_parts, parts, [f"{file}.in" for file in files])
+    del parts
     await asyncio.gather(
         *(
-            workers.off_lane(lane, size, normalize_to_file, part, files[lane])
-            for lane, part in enumerate(parts)
+            workers.off_lane(lane, size, normalize_file, f"{file}.in", file, nice)
+            for lane, file in enumerate(files)
         )
     )
     return files
+
+
+def _write_parts(parts: Sequence[PaperColumns | _Part], paths: Sequence[str]) -> None:
+    for part, path in zip(parts, paths, strict=True):
+        with Path(path).open("xb") as out:
+            pickle.dump(part, out, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _slice(columns: PaperColumns, start: int, end: int) -> PaperColumns:
@@ -130,6 +220,19 @@ def _slice(columns: PaperColumns, start: int, end: int) -> PaperColumns:
     )
 
 
+def normalize_file(source: str, path: str, nice: int = 0) -> None:
+    """In a worker: `normalize_to_file` of the columns in `source` (removed
+    once read), `nice` steps below the usual priority (the worker process is
+    replaced after the job; never in a thread of the loading process)."""
+    if nice and multiprocessing.parent_process() is not None:
+        os.nice(nice)
+    with Path(source).open("rb") as given:
+        # Written by this load's own process into its private folder.
+        columns: PaperColumns = pickle.load(given)
+    Path(source).unlink()
+    normalize_to_file(columns, path)
+
+
 def normalize_to_file(columns: PaperColumns, path: str) -> None:
     """In a worker: some papers' columns and normal forms, written to `path`."""
     titles, summaries = normalize_columns(list(columns.titles), columns.summaries)
@@ -140,7 +243,8 @@ def normalize_to_file(columns: PaperColumns, path: str) -> None:
 
 def read_texts(files: tuple[str, ...]) -> _Part:
     """Every paper's columns (no raw summaries) and normal forms that
-    `normalize_to_file` wrote, in order."""
+    `normalize_to_file` wrote, in order, each column the files' in turn (a
+    file may hold some columns only: `EarlyTexts`' ids)."""
     whole = _Part(PaperColumns(), [], [])
     for path in files:
         with Path(path).open("rb") as source:

@@ -22,6 +22,7 @@ import asyncio
 import functools
 import logging
 import multiprocessing
+import multiprocessing.forkserver
 import sys
 import threading
 from collections.abc import Callable
@@ -39,6 +40,7 @@ __all__ = [
     "off_lane",
     "off_loop",
     "shutdown_workers",
+    "warm_up",
 ]
 from typing import ParamSpec, TypeVar
 
@@ -78,6 +80,15 @@ def _executor(lane: int) -> ProcessPoolExecutor:
                 max_workers=1, mp_context=_context(), max_tasks_per_child=1
             )
         return pool
+
+
+def warm_up() -> None:
+    """Start the fork server now, for a caller that knows jobs are coming:
+    it imports the heavy modules in its own process (another core) while
+    the caller goes on. Else the first job starts it, and submitting that
+    job blocks the event loop until the imports are done."""
+    if isinstance(_context(), multiprocessing.context.ForkServerContext):
+        multiprocessing.forkserver.ensure_running()
 
 
 WORKER_THRESHOLD = 5_000

@@ -237,6 +237,12 @@ async def get_papers(db: Database, ids: Sequence[int]) -> list[Paper]:
     return [found[i] for i in ids if i in found]
 
 
+async def live_keys(db: Database) -> tuple[list[int], list[str]]:
+    """Every live paper's id and key, in id order."""
+    rows = await db.fetch_all("SELECT id, key FROM papers WHERE retired_at IS NULL ORDER BY id")
+    return [int(row[0]) for row in rows], [str(row[1]) for row in rows]
+
+
 async def paper_count(db: Database) -> int:
     row = await db.fetch_one("SELECT count(*) FROM papers WHERE retired_at IS NULL")
     return int(row[0]) if row else 0
