@@ -64,6 +64,19 @@ async def papers(app: App) -> list[int]:
     return [int(i) for i in (await app.digest.corpus_arrays()).ids]
 
 
+def count_vote_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The servers whose votes are read from the database from now on, in order."""
+    reads: list[int] = []
+    real = feedback_store.guild_votes
+
+    async def counted(db: Database, guild_id: int, user_id: int | None = None) -> list[Vote]:
+        reads.append(guild_id)
+        return await real(db, guild_id, user_id)
+
+    monkeypatch.setattr(feedback_store, "guild_votes", counted)
+    return reads
+
+
 async def test_the_kept_personalization_is_a_rebuild_at_every_step(
     loaded_app: App, tmp_path: Path, load_pages: LoadPages
 ) -> None:
@@ -119,14 +132,7 @@ async def test_a_vote_here_is_applied_without_reading_the_votes(
     corpus = await app.digest.corpus_arrays()
     await app.feedback.vote(GUILD, 10, ids[0], 1, FIXED_NOW)
     await app.feedback.personalization(GUILD, corpus, AUDIENCE)
-    reads: list[int] = []
-    real = feedback_store.guild_votes
-
-    async def counted(db: Database, guild_id: int, user_id: int | None = None) -> list[Vote]:
-        reads.append(1)
-        return await real(db, guild_id, user_id)
-
-    monkeypatch.setattr(feedback_store, "guild_votes", counted)
+    reads = count_vote_reads(monkeypatch)
     await app.feedback.vote(GUILD, 10, ids[2], -1, FIXED_NOW)
     await app.feedback.vote(GUILD, 11, ids[2], -1, FIXED_NOW)
     kept = await app.feedback.personalization(GUILD, corpus, AUDIENCE)
@@ -140,7 +146,7 @@ async def test_a_vote_here_is_applied_without_reading_the_votes(
         await other.close()
     kept = await app.feedback.personalization(GUILD, corpus, AUDIENCE)
     assert kept is not None
-    assert reads == [1]
+    assert reads == [GUILD]
     assert 12 in kept.readers
 
 
@@ -156,14 +162,7 @@ async def test_the_least_recent_server_is_dropped_past_the_count_or_memory(
     for guild in (GUILD, GUILD + 1):
         await app.feedback.vote(guild, 10, ids[guild], 1, FIXED_NOW)
         assert await profiles.personalization(guild, corpus, AUDIENCE) is not None
-    reads: list[int] = []
-    real = feedback_store.guild_votes
-
-    async def counted(db: Database, guild_id: int, user_id: int | None = None) -> list[Vote]:
-        reads.append(guild_id)
-        return await real(db, guild_id, user_id)
-
-    monkeypatch.setattr(feedback_store, "guild_votes", counted)
+    reads = count_vote_reads(monkeypatch)
     kept = await profiles.personalization(GUILD + 1, corpus, AUDIENCE)  # the most recent: kept
     assert kept is not None
     assert reads == []
@@ -184,14 +183,7 @@ async def test_the_kept_server_count_comes_from_the_config(
         for guild in (GUILD, GUILD + 1):
             await app.feedback.vote(guild, 10, ids[guild], 1, FIXED_NOW)
             assert await app.feedback.personalization(guild, corpus, AUDIENCE) is not None
-        reads: list[int] = []
-        real = feedback_store.guild_votes
-
-        async def counted(db: Database, guild_id: int, user_id: int | None = None) -> list[Vote]:
-            reads.append(guild_id)
-            return await real(db, guild_id, user_id)
-
-        monkeypatch.setattr(feedback_store, "guild_votes", counted)
+        reads = count_vote_reads(monkeypatch)
         await app.feedback.personalization(GUILD, corpus, AUDIENCE)
         assert reads == [GUILD]  # one server kept: the other's copy was dropped
     finally:

@@ -45,30 +45,29 @@ def _rss_mb(pid: int) -> float:
         return 0.0
 
 
+def _status_mb(path: str, field: str) -> float:
+    """The kB figure on the line `field` of a /proc file, in MiB; 0 without it."""
+    try:
+        for line in Path(path).read_text().splitlines():
+            if line.startswith(field):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0.0
+
+
 def _pss_mb(pid: int) -> float:
     """A process's proportional set size (a shared page counted as its share
     per process: the forkserver's preloaded modules, which the worker
     processes map copy-on-write, count once in a sum), in MiB; 0 without
     /proc/PID/smaps_rollup."""
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) / 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0.0
+    return _status_mb(f"/proc/{pid}/smaps_rollup", "Pss:")
 
 
 def peak_mb(pid: int) -> float:
     """A process's own peak resident set so far (VmHWM, in MiB; 0 without
     /proc): unlike `ru_maxrss`, not the parent's carried across fork+exec."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0.0
+    return _status_mb(f"/proc/{pid}/status", "VmHWM:")
 
 
 PSS_EVERY = 10
