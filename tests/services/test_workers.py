@@ -3,6 +3,7 @@ process, and a dead worker replaced."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import pytest
 
 from paperbot.services import workers
 from paperbot.services.app import App
+from paperbot.storage import papers
+from paperbot.storage.backend import Database, open_database
 from tests.support.app import FIXED_NOW, settings_for
 from tests.support.process import sigkill_self
 
@@ -92,3 +95,27 @@ async def test_picking_arrays_built_in_the_worker_pick_as_in_process(
         workers.shutdown_workers()
     assert built
     assert in_worker.picks == in_process.picks
+
+
+async def _corpus_version(db: Database) -> int:
+    return await papers.corpus_version(db)
+
+
+def test_work_on_a_connection_of_its_own_returns_its_result(tmp_path: Path) -> None:
+    # A plain function with no running event loop, as a worker process calls it.
+    path = tmp_path / "paperbot.sqlite3"
+    asyncio.run(_opened(path))
+    assert workers.with_own_connection(str(path), _corpus_version) == (0, None)
+
+
+def test_a_storage_failure_comes_back_as_its_message(tmp_path: Path) -> None:
+    path = tmp_path / "paperbot.sqlite3"
+    path.write_bytes(b"not a database, " * 512)
+    result, problem = workers.with_own_connection(str(path), _corpus_version)
+    assert result is None
+    assert problem
+
+
+async def _opened(path: Path) -> None:
+    db = await open_database(path)
+    await db.close()

@@ -30,9 +30,6 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from numpy.typing import NDArray
 
 from paperbot.core.models import PaperColumns, PaperRecord
 from paperbot.core.search import build_index_arrays
@@ -41,8 +38,7 @@ from paperbot.core.topics import Vocabulary
 from paperbot.services import search_store, topics_store, workers
 from paperbot.services.memory import release_free_memory
 from paperbot.storage import papers, search_index
-from paperbot.storage.backend import Database, open_again
-from paperbot.storage.db import StorageError
+from paperbot.storage.backend import Database
 
 log = logging.getLogger(__name__)
 
@@ -276,21 +272,11 @@ def store_index_from(files: tuple[str, ...], target: str, version: int) -> tuple
     del part, columns
     release_free_memory()  # all that is left is the arrays to store
     live = len(arrays["ids"])
-    return live, asyncio.run(_store_arrays(target, arrays, version))
-
-
-async def _store_arrays(target: str, arrays: dict[str, NDArray[Any]], version: int) -> str | None:
-    """Save `arrays` (each let go once written), or why that failed."""
-    try:
-        db = await open_again(target)
-        try:
-            drained = ((name, arrays.pop(name)) for name in list(arrays))
-            await search_store.save(db, drained, version)
-        finally:
-            await db.close()
-    except StorageError as exc:
-        return str(exc)
-    return None
+    drained = ((name, arrays.pop(name)) for name in list(arrays))  # each let go once written
+    _, problem = workers.with_own_connection(
+        target, lambda db: search_store.save(db, drained, version)
+    )
+    return live, problem
 
 
 def topics_store_from(

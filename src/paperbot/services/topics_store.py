@@ -41,8 +41,9 @@ from paperbot.core.topics import (
 )
 from paperbot.services import search_store
 from paperbot.services.memory import release_free_memory
+from paperbot.services.workers import with_own_connection
 from paperbot.storage import index_segments, papers, search_index
-from paperbot.storage.backend import Database, open_again
+from paperbot.storage.backend import Database
 from paperbot.storage.db import StorageError
 from paperbot.storage.index_segments import StoredState
 
@@ -91,25 +92,19 @@ def build_and_store(
     release_free_memory()
     arrays = corpus_arrays(corpus, matches, vocabulary_fingerprint(vocabulary), mark)
     del corpus, matches  # the arrays' generator holds them until it is done
-    return asyncio.run(_store_base(target, arrays, mark[0]))
+    outcome, problem = with_own_connection(target, lambda db: _store_base(db, arrays, mark[0]))
+    return outcome or "built", problem
 
 
 async def _store_base(
-    target: str, arrays: Iterator[tuple[str, NDArray[Any]]], version: int
-) -> tuple[str, str | None]:
-    try:
-        db = await open_again(target)
-        try:
-            if await papers.corpus_version(db) != version:
-                return "skipped", None
-            await search_index.save_index(
-                db, arrays, corpus_version=version, format=TOPICS_FORMAT, scope=SCOPE
-            )
-        finally:
-            await db.close()
-    except StorageError as exc:  # its subclasses do not pickle back
-        return "built", str(exc)
-    return "built", None
+    db: Database, arrays: Iterator[tuple[str, NDArray[Any]]], version: int
+) -> str:
+    if await papers.corpus_version(db) != version:
+        return "skipped"
+    await search_index.save_index(
+        db, arrays, corpus_version=version, format=TOPICS_FORMAT, scope=SCOPE
+    )
+    return "built"
 
 
 async def load(db: Database, state: StoredState, fingerprint: str) -> Decoded | None:

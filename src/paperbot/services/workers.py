@@ -25,11 +25,13 @@ import multiprocessing
 import multiprocessing.forkserver
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from paperbot.services import worker_transfer
+from paperbot.storage.backend import Database, open_again
+from paperbot.storage.db import StorageError
 
 __all__ = [
     "LANES",
@@ -41,6 +43,7 @@ __all__ = [
     "off_loop",
     "shutdown_workers",
     "warm_up",
+    "with_own_connection",
 ]
 from typing import ParamSpec, TypeVar
 
@@ -141,6 +144,30 @@ async def in_lane(lane: int, fn: Callable[P, R], *args: P.args, **kwargs: P.kwar
         return worker_transfer.receive(result)
     finally:
         worker_transfer.discard(path)
+
+
+def with_own_connection(
+    target: str, work: Callable[[Database], Awaitable[R]]
+) -> tuple[R | None, str | None]:
+    """In a worker process: `work` on a connection of its own to the
+    database at `target` (`Database.target`), closed after it, so what the
+    worker built is stored there instead of crossing back to the loading
+    process. (its result, None), or (None, why storing failed): the message
+    crosses back, as `StorageError`'s subclasses do not pickle."""
+    return asyncio.run(_with_connection(target, work))
+
+
+async def _with_connection(
+    target: str, work: Callable[[Database], Awaitable[R]]
+) -> tuple[R | None, str | None]:
+    try:
+        db = await open_again(target)
+        try:
+            return await work(db), None
+        finally:
+            await db.close()
+    except StorageError as exc:
+        return None, str(exc)
 
 
 def _discard_broken(lane: int) -> None:
