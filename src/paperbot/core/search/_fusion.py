@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,6 +31,8 @@ from paperbot.core.text import is_cjk_char, latin_words, tokens
 
 _BIGRAM_TAG = BIGRAM << TAG_SHIFT
 _TAG_MASK = ~((1 << TAG_SHIFT) - 1)
+_DOC_SHIFT = 48
+_GRAM_MASK = (1 << _DOC_SHIFT) - 1
 
 
 def fused_order(
@@ -121,16 +124,20 @@ def _paper_grams(
     chars, char_docs = char_grams(texts)
     bigram = (chars & _TAG_MASK) == _BIGRAM_TAG
     said = [latin_words(text) for text in texts]
-    words = np.fromiter((word_key(w) for ws in said for w in ws), dtype=np.int64)
-    word_docs = np.repeat(np.arange(len(texts)), [len(ws) for ws in said])
+    words = np.fromiter(map(_word_key, itertools.chain.from_iterable(said)), dtype=np.int64)
+    word_docs = np.repeat(np.arange(len(texts), dtype=np.int64), [len(ws) for ws in said])
     keys = np.concatenate([chars[bigram], words])
-    docs = np.concatenate([char_docs[bigram], word_docs]).astype(np.int64)
-    if len(keys) == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, np.zeros(0, dtype=np.float64)
-    pairs = np.stack([docs, keys], axis=1)
-    distinct, counts = np.unique(pairs, axis=0, return_counts=True)
-    return distinct[:, 1], distinct[:, 0], counts.astype(np.float64)
+    docs = np.concatenate([char_docs[bigram].astype(np.int64), word_docs])
+    # Gram keys stay below bit 43 (`_grams`): the text's number goes above,
+    # so one sort of plain integers counts each (text, gram) pair.
+    pairs, counts = np.unique((docs << _DOC_SHIFT) | keys, return_counts=True)
+    return pairs & _GRAM_MASK, pairs >> _DOC_SHIFT, counts.astype(np.float64)
+
+
+@lru_cache(maxsize=65536)
+def _word_key(word: str) -> int:
+    """`word_key`, remembered: a long query reads some hundred texts' words."""
+    return word_key(word)
 
 
 def _idf(index: SearchIndex, keys: NDArray[np.int64]) -> NDArray[np.float64]:
