@@ -17,6 +17,9 @@ closeness signals:
 - `ctx`: the same centroid cosine over word/CJK-pair IDF vectors with every
   term of the topic cut out first (the words *around* the topic's word:
   "image tokenizer" vs "BPE tokenizer");
+- `lsa`: the centroid cosine in a 100-dimensional latent semantic space
+  (truncated SVD of the n-gram TF-IDF matrix), closeness through
+  co-occurrence rather than shared n-grams (only in the last table);
 - `part`: words of the topic's multi-word aliases and CJK pairs of its CJK
   aliases that the paper holds without holding any alias.
 
@@ -62,6 +65,7 @@ FEATURES = (
     "idf", "noword", "weak", "ctx_rel", "part", "partw", "fbrank",
 )  # fmt: skip
 CLEAR = fbk.STRONG_SCORE
+LSA_RANK = 100
 
 
 def _tfidf(docs: Sequence[Counter[str]]) -> Arr:
@@ -128,6 +132,10 @@ class _Context:
         n = self.n = len(corpus)
         self.docs = [f"{corpus.title.docs[i]} {corpus.summary.docs[i]}" for i in range(n)]
         self.grams = _tfidf([_grams(d) for d in self.docs])
+        # Latent semantic analysis of the same matrix: co-occurrence beyond shared n-grams.
+        u, sv, _ = np.linalg.svd(self.grams.astype(np.float64), full_matrices=False)
+        latent = u[:, :LSA_RANK] * sv[:LSA_RANK]
+        self.latent = latent / (np.linalg.norm(latent, axis=1, keepdims=True) + 1e-9)
         self.clear_all: dict[str, Arr] = {}
         self.feedback_all: dict[str, Arr] = {}
         for topic in self.vocab.topics:
@@ -189,6 +197,7 @@ def topic_row(ctx: _Context, judged: JudgedTopic, ids: dict[str, int]) -> Row:
     clear = np.flatnonzero(is_clear)
     cos, knn = _closeness(ctx.grams, clear, is_clear)
     context, _ = _closeness(_context_vectors(ctx, hits), clear, is_clear)
+    latent, _ = _closeness(ctx.latent, clear, is_clear)
     own = topic.key if topic.kind == "topic" else None
     others = [k for k in ctx.clear_all if k != own]
     others_fb = np.vstack([ctx.feedback_all[k] for k in others])
@@ -203,6 +212,7 @@ def topic_row(ctx: _Context, judged: JudgedTopic, ids: dict[str, int]) -> Row:
         "rel": np.array([int(i) in relevant for i in pid]),
         "matched": np.array([int(i) in matched for i in pid]),
         "score": score, "fb": fb, "cos": cos, "knn": knn, "ctx": context,
+        "lsa": latent,
         "part": part, "partw": partw,
         "claims": sum(ctx.clear_all[k].astype(float) for k in others),
         "fbrank": (others_fb > fb[None, :]).sum(0),
@@ -359,7 +369,7 @@ def report(data: dict[str, list[Row]]) -> None:
             _line(f"demote a title-only hit with {name} < {cut} x clear median", macro(tuned, rule),
                   macro(held, [_demote_title_only(r, name, cut) for r in held]))  # fmt: skip
     sys.stdout.write("\n| closest no-word paper by | tuned P@1 | held-out P@1 |\n|---|---|---|\n")
-    for name in ("fb", "knn", "cos", "ctx"):
+    for name in ("fb", "knn", "cos", "ctx", "lsa"):
         tuned_p1, held_p1 = _closest_p1(tuned, name), _closest_p1(held, name)
         sys.stdout.write(f"| {name} | {tuned_p1:.2f} | {held_p1:.2f} |\n")
 
