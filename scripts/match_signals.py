@@ -368,6 +368,10 @@ def report(data: dict[str, list[Row]]) -> None:
             rule = [_demote_title_only(r, name, cut) for r in tuned]
             _line(f"demote a title-only hit with {name} < {cut} x clear median", macro(tuned, rule),
                   macro(held, [_demote_title_only(r, name, cut) for r in held]))  # fmt: skip
+    for rank in (3, 4, 5, 8):
+        rule = [_demote_outranked(r, rank) for r in tuned]
+        name = f"demote a title-only hit when >= {rank} other topics' profiles hold more of it"
+        _line(name, macro(tuned, rule), macro(held, [_demote_outranked(r, rank) for r in held]))
     sys.stdout.write("\n| closest no-word paper by | tuned P@1 | held-out P@1 |\n|---|---|---|\n")
     for name in ("fb", "knn", "cos", "ctx", "lsa"):
         tuned_p1, held_p1 = _closest_p1(tuned, name), _closest_p1(held, name)
@@ -378,6 +382,14 @@ def _demote_title_only(row: Row, name: str, cut: float) -> Arr:
     m = np.asarray(row["matched"]).copy()
     title_only = (row["title"] > 0) & (row["in_sum"] == 0)
     m[m & title_only & (_relative(row, name) < cut)] = False
+    return m
+
+
+def _demote_outranked(row: Row, rank: int) -> Arr:
+    """Cross-topic competition: the title word is taken in another topic's sense."""
+    m = np.asarray(row["matched"]).copy()
+    title_only = (row["title"] > 0) & (row["in_sum"] == 0)
+    m[m & title_only & (row["fbrank"] >= rank)] = False
     return m
 
 
