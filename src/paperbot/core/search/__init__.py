@@ -45,6 +45,7 @@ from paperbot.core.search._dictionary import (
     english_translation,
     load_dictionary,
 )
+from paperbot.core.search._fusion import fuse_ranks, fused_order, query_cosines
 from paperbot.core.search._general import english_idf, general_idf, zipf_frequency
 from paperbot.core.search._grams import char_grams, term_grams, word_grams, word_key
 from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
@@ -85,6 +86,8 @@ from paperbot.core.search._segment import corpus_word_counts, split_unknown_runs
 from paperbot.core.search._weights import (
     ALTERNATIVE,
     CANDIDATES,
+    FUSION_MIN_TERMS,
+    FUSION_WEIGHT,
     LONG_QUERY_ALTERNATIVE,
     LONG_QUERY_TRANSLATION,
     TRANSLATION,
@@ -97,6 +100,8 @@ __all__ = [
     "COUNT_ARRAYS",
     "EMPTY_RANKING",
     "FUNCTION_WORDS",
+    "FUSION_MIN_TERMS",
+    "FUSION_WEIGHT",
     "INDEX_FORMAT",
     "LONG_QUERY_ALTERNATIVE",
     "LONG_QUERY_TRANSLATION",
@@ -132,6 +137,8 @@ __all__ = [
     "expand_terms",
     "filter_mask",
     "from_arrays",
+    "fuse_ranks",
+    "fused_order",
     "general_idf",
     "iter_arrays",
     "keeps_common",
@@ -139,6 +146,7 @@ __all__ = [
     "pack_texts",
     "packed_char_counts",
     "parse_query",
+    "query_cosines",
     "rank",
     "rerank_one",
     "rerank_scores",
