@@ -10,6 +10,7 @@ fixed ~0.2 s at every start, `paperbot load` included.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import logging
 import os
@@ -65,6 +66,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    own_process = argv is None  # the command line this process was started for
     argv = sys.argv[1:] if argv is None else argv
     args = build_parser(command_named(argv)).parse_args(argv)
     try:
@@ -80,6 +82,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     # aiosqlite logs every statement at DEBUG: noise even for `-v` (as in `paperbot run`).
     logging.getLogger("aiosqlite").setLevel(logging.INFO)
+    if own_process:
+        # The modules imported so far live until the process ends: out of the
+        # collector's sight, the full collections during a 100,000-paper load
+        # take ~0.2 s less. (Not when called in-process, as by the tests:
+        # frozen objects are never collected.)
+        gc.freeze()
+    try:
+        return _handle(args, settings)
+    finally:
+        if own_process:
+            # The process ends with the command: no last collection of its heap.
+            gc.freeze()
+
+
+def _handle(args: argparse.Namespace, settings: Settings) -> int:
     handler: Handler = args.handler
     try:
         return handler(args, settings)

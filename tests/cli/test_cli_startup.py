@@ -1,16 +1,19 @@
-"""A command line naming a command imports that command's module alone
-(`paperbot load` pays for no HTTP client, benchmark or Discord import), and
-parses exactly as the parser of every command does."""
+"""Start-up: a command line naming a command imports that command's module
+alone (`paperbot load` pays for no HTTP client, benchmark or Discord import)
+and parses exactly as the parser of every command does; the process's own
+command freezes the collector's view of its imports, an in-process call not."""
 
 from __future__ import annotations
 
 import argparse
+import gc
+import os
 import subprocess
 import sys
 
 import pytest
 
-from paperbot.cli import COMMANDS, build_parser, command_named
+from paperbot.cli import COMMANDS, build_parser, command_named, main
 
 #: Never needed to load files (URLs import the HTTP client when given).
 NOT_FOR_LOAD = ("aiohttp", "discord", "apscheduler", "paperbot.bot", "paperbot.bench")
@@ -71,3 +74,29 @@ def test_load_imports_nothing_it_does_not_use() -> None:
     assert "paperbot.cli.search" not in modules
     unwanted = [m for m in modules if m.startswith(NOT_FOR_LOAD)]
     assert unwanted == []
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_a_real_command_line_freezes_the_heap_an_in_process_call_not(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    before = gc.get_freeze_count()
+    assert main(["list", "--json"]) == 0
+    assert gc.get_freeze_count() == before  # the tests' garbage stays collectable
+    assert capsys.readouterr().out.strip() == "[]"
+    code = (
+        "import gc, sys\n"
+        "from paperbot.cli import main\n"
+        "sys.argv = ['paperbot', 'list', '--json']\n"
+        "main()\n"
+        "print(gc.get_freeze_count(), file=sys.stderr)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env=os.environ.copy(),
+    )
+    assert int(result.stderr.split()[-1]) > 1000
