@@ -34,6 +34,10 @@ MAX_PIECE = 4
 FRAGMENT_SHARE = 0.8
 
 WordCount = Callable[[str], int]
+# What a `WordCount` gives a character in more than `COMMON_DF` of the
+# summaries (的, 用, 模): the index keeps no count of it, only that it is
+# commoner than any word.
+EVERYWHERE = 1 << 62
 
 
 @dataclass(frozen=True, slots=True)
