@@ -9,7 +9,7 @@ import pytest
 
 from paperbot.core.search import (
     CHAR_FACTOR,
-    EVERYWHERE,
+    COMMON_CHAR,
     Term,
     corpus_word_counts,
     dictionary_translation,
@@ -22,7 +22,7 @@ from paperbot.core.search import (
 from tests.support.search import index_of
 
 # Summary document frequencies (Chinese) and papers saying a word (English).
-COUNTS = {"思维": 5, "搜索": 4, "用": EVERYWHERE, "峰": 3, "树": 0, "树木": 0}
+COUNTS = {"思维": 5, "搜索": 4, "用": COMMON_CHAR, "峰": 3, "树": 0, "树木": 0}
 COUNTS |= {"tree": 1, "thought": 4}
 
 
@@ -106,15 +106,17 @@ def test_a_kept_character_weighs_char_factor_of_its_idf_weight(idf: float) -> No
 @pytest.mark.parametrize(
     ("char", "papers"),
     [
-        ("峰", 2),  # two summaries of nine
+        ("峰", 2),  # two summaries of 42: rare
         ("尖", 0),  # one summary: under MIN_PIECE_DF
-        ("的", EVERYWHERE),  # in every summary: its unigrams are not indexed
+        ("析", COMMON_CHAR),  # four of 42: over the rare line (IDF below IDF_FULL)
+        ("的", COMMON_CHAR),  # in every summary: its unigrams are not even indexed
     ],
 )
 def test_corpus_word_counts_count_a_character(char: str, papers: int) -> None:
-    # 峰 in 2 of 10 summaries: under `COMMON_DF` (a quarter) of them.
-    fillers = [(f"Paper {i}", f"第{i}个的工作。") for i in range(7)]
-    index = index_of([("Loss Spikes", "损失尖峰的成因。"), ("Peaks", "峰值的分析。"), *fillers])
+    spikes = [("Loss Spikes", "损失尖峰的成因。"), ("Peaks", "峰值的走势。")]
+    analyses = [(f"Analysis {i}", f"第{i}个的分析。") for i in range(4)]
+    fillers = [(f"Paper {i}", f"第{i}个的工作。") for i in range(36)]
+    index = index_of([*spikes, *analyses, *fillers])
     assert corpus_word_counts(index)(char) == papers
 
 

@@ -40,7 +40,7 @@ from paperbot.core.search._common import (
     packed_char_counts,
     segment_char_counts,
 )
-from paperbot.core.search._cut import EVERYWHERE
+from paperbot.core.search._cut import COMMON_CHAR
 from paperbot.core.search._dictionary import (
     dictionary_translation,
     english_translation,
@@ -101,9 +101,9 @@ __all__ = [
     "ALTERNATIVE",
     "CANDIDATES",
     "CHAR_FACTOR",
+    "COMMON_CHAR",
     "COUNT_ARRAYS",
     "EMPTY_RANKING",
-    "EVERYWHERE",
     "FUNCTION_WORDS",
     "FUSION_MIN_TERMS",
     "FUSION_WEIGHT",

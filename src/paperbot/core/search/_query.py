@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from paperbot.core.search._cut import EVERYWHERE, MIN_PIECE_DF, Piece, WordCount, cut_run
+from paperbot.core.search._cut import COMMON_CHAR, MIN_PIECE_DF, Piece, WordCount, cut_run
 from paperbot.core.search._dictionary import dictionary_translation, english_translation
 from paperbot.core.search._weights import (
     ALTERNATIVE,
@@ -371,11 +371,11 @@ def _joined_leftovers(pieces: Sequence[Piece], count: WordCount | None) -> list[
 
 def is_rare_char(char: str, count: WordCount) -> bool:
     """A lone character worth a term: no particle, not common in the
-    summaries (`EVERYWHERE`), and either held by some of them or
+    summaries (`COMMON_CHAR`), and either held by some of them or
     translated by the dictionary into a word the papers use (树 -> tree)."""
     if char in CJK_PARTICLES:
         return False
     df = count(char)
-    if df >= EVERYWHERE:
+    if df >= COMMON_CHAR:
         return False
     return df >= MIN_PIECE_DF or english_translation(char, count) is not None

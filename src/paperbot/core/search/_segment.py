@@ -12,15 +12,17 @@ together) and the cut of runs still unknown at rank time.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
 
-from paperbot.core.search._cut import EVERYWHERE, MIN_PIECE_DF, WordCount, cut_run
+from paperbot.core.search._cut import COMMON_CHAR, MIN_PIECE_DF, WordCount, cut_run
 from paperbot.core.search._grams import BIGRAM, CJK_BITS, TAG_SHIFT, UNIGRAM, word_key
 from paperbot.core.search._index import SearchIndex
 from paperbot.core.search._query import Term
+from paperbot.core.search._weights import IDF_FULL
 from paperbot.core.search._words import CJK_PARTICLES, is_question_word
 from paperbot.core.text import is_cjk_run
 
@@ -58,7 +60,7 @@ def is_grammar(word: str) -> bool:
 
 def corpus_word_counts(index: SearchIndex) -> WordCount:
     """In how many summaries a Chinese n-gram or a rare character occurs
-    (a common one counts `EVERYWHERE`), or in how many papers
+    (a common one counts `COMMON_CHAR`), or in how many papers
     (title or summary) a Latin word (`_Counts.df`; a Chinese n-gram counts 0
     under `MIN_PIECE_DF`, where the count decides nothing), remembered for
     the one query it serves."""
@@ -105,14 +107,17 @@ class _Counts:
 
     def _char_count(self, char: str) -> int:
         """Summaries holding a character, read off its unigram postings;
-        `EVERYWHERE` for a common one (in more than `COMMON_DF` of them: its
-        unigrams are not indexed and its count is not read)."""
+        `COMMON_CHAR` for one in more than a rare word's share of them (its
+        IDF below `IDF_FULL`: about 5%; beyond `COMMON_DF` its unigrams are
+        not even indexed), which alone is grammar or a piece of many words."""
         field = self._index.summary
         key = np.array([(UNIGRAM << TAG_SHIFT) | ord(char)], dtype=np.int64)
         if field.is_common(int(key[0])):
-            return EVERYWHERE
+            return COMMON_CHAR
         pos = int(field.lookup(key)[0])
         found = int(field.indptr[pos + 1] - field.indptr[pos]) if pos >= 0 else 0
+        if found > self._index.size / math.expm1(IDF_FULL):
+            return COMMON_CHAR
         return found if found >= MIN_PIECE_DF else 0
 
     def _papers_saying(self, word: str) -> int:
