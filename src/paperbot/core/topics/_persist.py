@@ -13,6 +13,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+# The search index's packing: the same format, sized first and encoded into
+# its array (no second full-size copy: ~35 MB of summaries at 100,000 papers).
+from paperbot.core.search import pack_texts
 from paperbot.core.topics._corpus import FIELDS, FieldIndex, PosArray, TopicCorpus
 from paperbot.core.topics._feedback import Profile
 from paperbot.core.topics._matching import TopicMatches
@@ -177,19 +180,6 @@ def _indptr(lengths: Sequence[int]) -> NDArray[np.int64]:
 
 def _concat(arrays: Sequence[NDArray[Any]], dtype: type[np.generic]) -> NDArray[Any]:
     return np.concatenate(arrays).astype(dtype, copy=False) if arrays else np.zeros(0, dtype)
-
-
-def pack_texts(texts: Sequence[str], chunk: int = 4096) -> NDArray[np.uint8]:
-    """Texts (none holding NUL) as one UTF-8 byte array, encoded a chunk at
-    a time (no full-size joined string)."""
-    parts = [b"1" if texts else b"0"]
-    for start in range(0, len(texts), chunk):
-        part = texts[start : start + chunk]
-        joined = _SEP.join(part)
-        if joined.count(_SEP) != len(part) - 1:
-            raise ValueError("texts to persist must not contain NUL")
-        parts.append((_SEP if start else "").encode("utf-8") + joined.encode("utf-8"))
-    return np.frombuffer(b"".join(parts), dtype=np.uint8)
 
 
 def unpack_texts(data: NDArray[np.uint8]) -> tuple[str, ...]:
