@@ -9,7 +9,7 @@ each with one substring test.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, TypeVar
@@ -28,13 +28,54 @@ _N = TypeVar("_N", bound=np.integer[Any])
 FIELDS = ("title", "summary")
 
 
+class Postings(Mapping[str, PosArray]):
+    """Key -> ascending positions, every key's in one array (`docs`, the
+    keys' in turn; `indptr`: where each starts, and the end): a list is a
+    view made when asked for, not an array object per key (at 100,000
+    papers ~100,000 title words, most in one title)."""
+
+    __slots__ = ("_at", "docs", "indptr")
+
+    def __init__(self, keys: Iterable[str], indptr: IntArray, docs: PosArray) -> None:
+        self._at = {key: at for at, key in enumerate(keys)}
+        if len(indptr) != len(self._at) + 1 or int(indptr[-1]) != len(docs):
+            raise ValueError("postings disagree with their keys")
+        self.indptr = indptr
+        self.docs = docs
+
+    @classmethod
+    def empty(cls) -> Postings:
+        return cls((), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32))
+
+    def __getitem__(self, key: str) -> PosArray:
+        at = self._at[key]
+        return self.docs[self.indptr[at] : self.indptr[at + 1]]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        at = self._at.get(key)
+        return default if at is None else self.docs[self.indptr[at] : self.indptr[at + 1]]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._at
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._at)
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    def slot(self, key: str) -> int | None:
+        """The key's place among the keys, or None."""
+        return self._at.get(key)
+
+
 @dataclass(frozen=True)
 class FieldIndex:
     """One field (title or summary) of every paper, ready for matching."""
 
     docs: tuple[str, ...]
-    word_postings: dict[str, PosArray]
-    char_postings: dict[str, PosArray]
+    word_postings: Postings
+    char_postings: Postings
     words: tuple[str, ...]
     """Distinct folded Latin words, for finding misspellings."""
 
@@ -112,21 +153,20 @@ def _build_field(docs: list[str], latin: set[str]) -> FieldIndex:
         word_counts.append(len(found))
     words = list(numbers)
     del numbers
+    # Numbered in order of first use: the keys of the postings in that order.
     positions = np.arange(len(docs), dtype=np.int32)
-    word_postings = _postings(
-        np.frombuffer(keys, dtype=np.int32),
-        np.repeat(positions, np.frombuffer(word_counts, np.int32)),
-    )
-    del keys, word_counts
+    held = np.repeat(positions, np.frombuffer(word_counts, np.int32))
+    word_postings = Postings(words, *_postings(np.frombuffer(keys, np.int32), held, len(words)))
+    del keys, word_counts, held
     return FieldIndex(
         docs=tuple(docs),
-        word_postings={words[k]: v for k, v in word_postings.items()},
-        char_postings={chr(k): v for k, v in _char_postings(docs).items()},
+        word_postings=word_postings,
+        char_postings=_char_postings(docs),
         words=tuple(words),
     )
 
 
-def _char_postings(docs: list[str], chunk: int = 2048) -> dict[int, PosArray]:
+def _char_postings(docs: list[str], chunk: int = 2048) -> Postings:
     """CJK character -> ascending positions of the documents holding it,
     over code points a chunk of documents at a time (a key holds only Latin
     words, CJK runs and spaces: every character above `LATIN_LAST` is CJK).
@@ -144,16 +184,16 @@ def _char_postings(docs: list[str], chunk: int = 2048) -> dict[int, PosArray]:
     counts = np.zeros(len(codes), dtype=np.int64)
     for part_codes, runs, _ in parts:
         counts[np.searchsorted(codes, part_codes)] += runs  # a chunk's codes are distinct
-    ends = np.cumsum(counts)
-    cursor = ends - counts
-    bounds = zip(codes.tolist(), cursor.tolist(), ends.tolist(), strict=True)
-    positions = np.empty(int(ends[-1]) if len(ends) else 0, dtype=np.int32)
+    indptr = np.zeros(len(codes) + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    cursor = indptr[:-1].copy()
+    positions = np.empty(int(indptr[-1]), dtype=np.int32)
     parts.reverse()
     start = 0
     while parts:
         _place(parts.pop(), codes, start, positions, cursor)  # each part freed once placed
         start += chunk
-    return {code: positions[s:e] for code, s, e in bounds}
+    return Postings(map(chr, codes.tolist()), indptr, positions)
 
 
 _Pairs = tuple[npt.NDArray[np.int32], IntArray, npt.NDArray[np.uint16]]
@@ -201,17 +241,16 @@ def _place(
     cursor[slots] += runs
 
 
-def _postings(keys: npt.NDArray[np.integer[Any]], docs: PosArray) -> dict[int, PosArray]:
-    """key -> ascending document positions, from parallel arrays with `docs` ascending."""
-    if len(keys) == 0:
-        return {}
+def _postings(
+    keys: npt.NDArray[np.integer[Any]], docs: PosArray, count: int
+) -> tuple[IntArray, PosArray]:
+    """(indptr, docs) of `Postings` from parallel arrays of keys (each of
+    0..`count`-1 at least once) and ascending documents: each key's
+    documents, ascending, key after key."""
     # A stable sort by key keeps each key's documents in their ascending order;
     # numpy sorts 16-bit keys (most CJK characters, small vocabularies) by radix.
-    narrow = keys.astype(np.uint16) if int(np.max(keys)) < 1 << 16 else keys
+    narrow = keys.astype(np.uint16) if count <= 1 << 16 else keys
     order = np.argsort(narrow, kind="stable")
-    keys, docs = keys[order], docs[order]
-    bounds = np.flatnonzero(np.diff(keys)) + 1
-    starts = np.concatenate(([0], bounds)).tolist()
-    ends = np.concatenate((bounds, [len(keys)])).tolist()
-    firsts = keys[starts].tolist()
-    return {key: docs[s:e] for key, s, e in zip(firsts, starts, ends, strict=True)}
+    indptr = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys, minlength=count), out=indptr[1:])
+    return indptr, docs[order]
