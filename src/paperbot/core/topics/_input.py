@@ -10,7 +10,7 @@ from rapidfuzz.distance import OSA
 
 from paperbot.core import limits
 from paperbot.core.text import collapse_whitespace, has_cjk, normalize, strip_invisible
-from paperbot.core.topics._generic import content_readings
+from paperbot.core.topics._generic import content_readings, names_topic
 from paperbot.core.topics._keys import term_key
 from paperbot.core.topics._vocabulary import TOPIC_TEXT_MAX, Topic, Vocabulary
 
@@ -46,14 +46,18 @@ def check_topic_text(text: str) -> str:
 
 
 def resolve(text: str, vocabulary: Vocabulary) -> Topic:
-    """What the user means: a topic by id, name or alias, a close misspelling
-    of one, a topic its words name once the generic words are dropped
+    """What the user means: a topic by id or name, a close misspelling of a
+    term, a topic its words name once the generic words are dropped
     (`_generic.content_readings`), else a free keyword. Raises `TopicInputError` for
-    unusable text."""
+    unusable text.
+
+    Text that is (or, without its generic words, says) an alias of a topic
+    but not its name is a keyword: 思维链 is narrower than "Reasoning and
+    chain of thought", and is matched within that topic (`_matching`)."""
     cleaned = check_topic_text(text)
     exact = vocabulary.get(cleaned) or vocabulary.lookup(cleaned)
     if exact is not None:
-        return exact
+        return exact if names_topic(cleaned, exact, vocabulary) else Topic.keyword(cleaned)
     key = term_key(cleaned)
     fuzzy = _closest_term(key, vocabulary)
     if fuzzy is not None:
@@ -61,7 +65,7 @@ def resolve(text: str, vocabulary: Vocabulary) -> Topic:
     for part in content_readings(key):
         named = vocabulary.lookup(part)
         if named is not None:
-            return named
+            return named if names_topic(part, named, vocabulary) else Topic.keyword(cleaned)
     return Topic.keyword(cleaned)
 
 

@@ -38,7 +38,7 @@ from paperbot.core.topics._corpus import (
     distinct,
 )
 from paperbot.core.topics._feedback import Profile, closest, refine
-from paperbot.core.topics._generic import keyword_terms
+from paperbot.core.topics._generic import alias_reading, keyword_terms
 from paperbot.core.topics._keys import needle, term_key
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
@@ -228,15 +228,52 @@ def _counted_hits(
 ) -> list[tuple[_Term, _Hits]]:
     """Every term's hits that count: a weak alias's only in a title or beside
     another term of the topic."""
+    within = _alias_scope(topic, vocabulary)
+    if within is not None:
+        return _scoped_hits(topic, within, corpus, vocabulary)
     terms = _topic_terms(topic, vocabulary)
     if topic.is_keyword:
         terms += [
             v for t in terms if t.quality == 1.0 for v in _typed_corrections(t, corpus, protected)
         ]
-    found = [(term, _term_hits(term, corpus)) for term in terms]
-    if not any(term.weak for term in terms):
+    return _weak_kept([(term, _term_hits(term, corpus)) for term in terms], len(corpus))
+
+
+def _alias_scope(topic: Topic, vocabulary: Vocabulary | None) -> Topic | None:
+    """The vocabulary topic a keyword says an alias of (`resolve` keeps such
+    text a keyword when the alias does not name the topic), else None."""
+    if not topic.is_keyword or vocabulary is None:
+        return None
+    reading = alias_reading(topic.key, vocabulary)
+    return None if reading is None else vocabulary.lookup(reading)
+
+
+def _scoped_hits(
+    keyword: Topic, topic: Topic, corpus: TopicCorpus, vocabulary: Vocabulary | None
+) -> list[tuple[_Term, _Hits]]:
+    """A keyword saying an alias of `topic` (思维链 of reasoning): the topic's
+    terms, but in a paper without the keyword's own concept (the alias and
+    its bilingual expansions: 思维链, chain of thought) they count only as
+    further terms, never as a place: such a paper is at most near, and the
+    feedback of the keyword's clear matches decides it (a compositional-
+    generalization paper is reasoning, not chain of thought)."""
+    said = np.zeros(len(corpus), dtype=np.bool_)
+    for term in _topic_terms(keyword, vocabulary):
+        said[_term_hits(term, corpus).positions] = True
+    terms = _topic_terms(topic, vocabulary)
+    found = _weak_kept([(term, _term_hits(term, corpus)) for term in terms], len(corpus))
+    return [
+        (term, _Hits(h.positions, h.weights * said[h.positions], h.in_title, h.in_summary))
+        for term, h in found
+    ]
+
+
+def _weak_kept(found: list[tuple[_Term, _Hits]], size: int) -> list[tuple[_Term, _Hits]]:
+    """The hits that count: a weak alias's only in a title or beside another
+    term of the topic."""
+    if not any(term.weak for term, _ in found):
         return found
-    terms_found = np.zeros(len(corpus), dtype=np.int64)
+    terms_found = np.zeros(size, dtype=np.int64)
     for _, hits in found:
         terms_found[hits.positions] += 1
     return [
