@@ -22,10 +22,8 @@ profile its title and summary hold:
   topic", before unrelated new papers.
 
 It generalises to any topic or keyword: no list is involved, only the
-papers' own words. With fewer than `MIN_STRONG` clear matches the
-`MIN_STRONG` papers with the most word evidence make the profile
-(`_best_evidence`); with fewer such papers there is none and nothing
-changes. The profile reads at most `PROFILE_DOCS` clear matches (the
+papers' own words. Below `MIN_STRONG` clear matches there is no profile and
+nothing changes. The profile reads at most `PROFILE_DOCS` clear matches (the
 best, ties by position) and the corpus frequencies are counted over at most
 `BACKGROUND_DOCS` papers (cached per corpus), so the cost stays small at
 100,000 papers. That sample is the papers whose ids hash lowest (a bottom-k
@@ -299,8 +297,6 @@ def refine(
         # Ties by id, not position: the same in a full build (ids ascend
         # with positions) and in a corpus a changed paper was appended to.
         strong = strong[np.lexsort((corpus.ids[strong], -score[strong]))]
-        if len(strong) < MIN_STRONG:
-            strong = _best_evidence(score, corpus)
         clear = len(strong)
         weights = profile(corpus, strong.tolist()) if clear >= MIN_STRONG else {}
     if clear < MIN_STRONG:
@@ -314,16 +310,6 @@ def refine(
     accepted = border[near & (values >= ACCEPT_FEEDBACK)].astype(np.intp)
     dropped = border[~near & (values < KEEP_FEEDBACK)].astype(np.intp)
     return Refined(accepted, dropped, weights, clear)
-
-
-def _best_evidence(score: FloatArray, corpus: TopicCorpus) -> PosList:
-    """The `MIN_STRONG` papers with the most word evidence (ties by id), for
-    a topic with fewer clear matches: its best papers say what it is about
-    better than no profile, which leaves every borderline paper undecided
-    (a keyword said in one title and a passing mention elsewhere)."""
-    some = np.flatnonzero(score > 0)
-    best: PosList = some[np.lexsort((corpus.ids[some], -score[some]))][:MIN_STRONG]
-    return best
 
 
 def closest(
