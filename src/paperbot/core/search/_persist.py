@@ -14,8 +14,9 @@ from paperbot.core.models import PaperColumns
 from paperbot.core.search._index import FieldIndex, SearchIndex
 
 # Bumped whenever the array layout or gram keys change: a persisted index
-# with another format is rebuilt instead of being misread. 3: dead entries.
-INDEX_FORMAT = 3
+# with another format is rebuilt instead of being misread. 3: dead entries;
+# 4: per-character document counts in the base and each segment (`_common`).
+INDEX_FORMAT = 4
 
 
 def to_arrays(index: SearchIndex) -> dict[str, NDArray[Any]]:
