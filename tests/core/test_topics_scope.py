@@ -30,6 +30,13 @@ zh = "剪枝与稀疏"
 aliases = ["pruning", "剪枝"]
 weak_aliases = ["sparse"]
 
+[[topic]]
+id = "evaluation-benchmarks"
+name = "Evaluation and benchmarks"
+zh = "评测与基准"
+aliases = ["leaderboard"]
+weak_aliases = ["evaluation", "benchmark"]
+
 [[concept]]
 en = ["chain of thought"]
 zh = ["思维链"]
@@ -46,6 +53,9 @@ PAPERS = [
     (4, "Sparse attention kernels", "稀疏注意力加速。"),
     (5, "Pruning large models", "对模型做结构化剪枝。"),
     (6, "Scaling mixture of experts", "混合专家模型的路由。"),
+    (7, "Evaluation of neuron explanations", "比较神经元解释方法。"),
+    (8, "Evaluation on a new benchmark", "chat arena votes 排行榜 聊天模型。"),
+    (9, "A leaderboard for chat models", "evaluation by chat arena votes 聊天模型。"),
 ]
 
 
@@ -82,6 +92,10 @@ def test_an_alias_that_does_not_name_its_topic_is_a_keyword(
         ("Reasoning and chain of thought", [1, 2, 3]),
         ("chain of thought", [1, 3]),  # the concept's other language counts
         ("model pruning", [5]),  # not the sparse-attention paper
+        # A weak alias alone, even in a title, is a passing mention (7);
+        # beside another term of the topic it counts (8, 9).
+        ("LLM evaluation", [8, 9]),
+        ("Evaluation and benchmarks", [3, 7, 8, 9]),
     ],
 )
 def test_an_alias_keyword_matches_within_its_concept(
