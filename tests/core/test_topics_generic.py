@@ -57,8 +57,8 @@ def vocab() -> Vocabulary:
         ("LLM 量化", "topic", "quantization"),
         ("large language model scaling laws", "topic", "scaling-laws"),
         # An alias, not the name: a keyword matched within its topic.
-        ("LLM draft model", "keyword", "llm draft model"),
-        ("vision language model", "keyword", "vision language model"),
+        ("LLM draft model", "keyword", "draft model"),
+        ("vision language model", "keyword", "vision language"),
         ("大模型量化", "topic", "quantization"),  # a generic word beginning a Chinese run
         ("量化模型", "topic", "quantization"),  # ... or ending it
         ("deep learning", "keyword", "deep learning"),  # all generic: kept whole

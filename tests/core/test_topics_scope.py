@@ -42,6 +42,10 @@ en = ["chain of thought"]
 zh = ["思维链"]
 
 [[concept]]
+en = ["pruning"]
+zh = ["剪枝"]
+
+[[concept]]
 en = ["MoE", "mixture of experts"]
 zh = ["混合专家"]
 """
@@ -67,11 +71,14 @@ def vocab() -> Vocabulary:
 @pytest.mark.parametrize(
     ("text", "kind", "key"),
     [
-        ("思维链", "keyword", "思维链"),  # an alias, narrower than the topic
+        # An alias, narrower than the topic; keyed by the topic's first term
+        # its concept holds, so both languages are one subscription.
+        ("思维链", "keyword", "chain of thought"),
         ("chain of thought", "keyword", "chain of thought"),
         ("组合泛化", "keyword", "组合泛化"),
         ("reasoning", "topic", "reasoning"),  # its id
-        ("model pruning", "keyword", "model pruning"),  # says the alias pruning
+        ("model pruning", "keyword", "pruning"),  # says the alias pruning
+        ("剪枝", "keyword", "pruning"),
         ("Reasoning and chain of thought", "topic", "reasoning"),  # the name
         ("推理与思维链", "topic", "reasoning"),  # the Chinese name
         ("pruning sparsity", "topic", "pruning-sparsity"),  # the id
@@ -92,6 +99,7 @@ def test_an_alias_that_does_not_name_its_topic_is_a_keyword(
         ("Reasoning and chain of thought", [1, 2, 3]),
         ("chain of thought", [1, 3]),  # the concept's other language counts
         ("model pruning", [5]),  # not the sparse-attention paper
+        ("剪枝", [5]),
         # A weak alias alone, even in a title, is a passing mention (7);
         # beside another term of the topic it counts (8, 9).
         ("LLM evaluation", [8, 9]),

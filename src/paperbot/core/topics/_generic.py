@@ -60,11 +60,7 @@ def keyword_terms(name: str, vocabulary: Vocabulary | None) -> list[tuple[str, f
     key = term_key(name)
     content = content_key(key)
     readings = [(name, 1.0)]
-    scoped = alias_reading(key, vocabulary)
-    if scoped is not None and scoped != key:
-        # "model pruning" says the alias pruning: its concept, in full.
-        readings.append((scoped, 1.0))
-    if content not in (key, scoped):
+    if content != key:
         readings.append((content, CONTENT_QUALITY))
     found: dict[str, float] = {}
     for text, quality in readings:

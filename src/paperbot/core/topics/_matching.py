@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from paperbot.core.text import is_cjk_run
+from paperbot.core.topics._bilingual import expand_bilingual
 from paperbot.core.topics._corpus import (
     FieldIndex,
     FloatArray,
@@ -158,7 +159,7 @@ def _counted_hits(
     """Every term's hits that count: a weak alias's only in a title or beside
     another term of the topic."""
     within = _alias_scope(topic, vocabulary)
-    if within is not None:
+    if within is not None and vocabulary is not None:
         return _scoped_hits(topic, within, corpus, vocabulary)
     terms = topic_terms(topic, vocabulary)
     if topic.is_keyword:
@@ -178,7 +179,7 @@ def _alias_scope(topic: Topic, vocabulary: Vocabulary | None) -> Topic | None:
 
 
 def _scoped_hits(
-    keyword: Topic, topic: Topic, corpus: TopicCorpus, vocabulary: Vocabulary | None
+    keyword: Topic, topic: Topic, corpus: TopicCorpus, vocabulary: Vocabulary
 ) -> list[tuple[Term, _Hits]]:
     """A keyword saying an alias of `topic` (思维链 of reasoning): the topic's
     terms, but in a paper without the keyword's own concept (the alias and
@@ -191,8 +192,11 @@ def _scoped_hits(
     ambiguous word alone ("Evaluating neuron interpretation methods" for
     "LLM evaluation") does not say that part."""
     said = np.zeros(len(corpus), dtype=np.bool_)
-    for term in topic_terms(keyword, vocabulary):
-        said[_term_hits(term, corpus).positions] = True
+    # From the key (`resolve` keys every way of saying the alias alike), so
+    # 强化学习 and "reinforcement learning" match the same papers.
+    alias = alias_reading(keyword.key, vocabulary) or keyword.key
+    for key, weight in expand_bilingual(alias, vocabulary):
+        said[_term_hits(Term(key, key, weight), corpus).positions] = True
     terms = topic_terms(topic, vocabulary)
     found = _weak_kept([(term, _term_hits(term, corpus)) for term in terms], len(corpus))
     terms_found = np.zeros(len(corpus), dtype=np.int64)
