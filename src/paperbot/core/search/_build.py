@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from paperbot.core.arrays import run_starts
 from paperbot.core.models import Paper
 from paperbot.core.search._grams import (
     CJK_BITS,
@@ -286,13 +287,6 @@ def _merged(
     if not len(first):
         return all_keys, all_counts
     return all_keys[first], np.add.reduceat(all_counts, first)
-
-
-def run_starts(sorted_values: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Where each run of equal values starts in a sorted array."""
-    if len(sorted_values) == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]]).astype(np.int64)
 
 
 def _chunk_pairs(

@@ -10,6 +10,7 @@ from typing import Any, overload
 import numpy as np
 from numpy.typing import NDArray
 
+from paperbot.core.arrays import sorted_union
 from paperbot.core.models import PaperColumns
 from paperbot.core.search._index import FieldIndex, SearchIndex
 
@@ -209,4 +210,4 @@ def dead_after(
     if not len(gone) or not len(ids):
         return dead
     hit = np.flatnonzero(np.isin(ids, np.asarray(gone, dtype=np.int64)))
-    return np.union1d(dead, hit).astype(np.int64)
+    return sorted_union(dead, hit).astype(np.int64)
