@@ -210,7 +210,8 @@ async def test_isolation_between_servers_and_users(service: SubscriptionService)
     await service.subscribe(GUILD_A, ALICE, "DPO", FIXED_NOW)
     await service.subscribe(GUILD_A, BOB, "Hyena", FIXED_NOW)
     await service.subscribe(GUILD_B, ALICE, "tokenization", FIXED_NOW)
-    assert [f.topic.key for f in await service.followed(GUILD_A, ALICE)] == ["alignment-rlhf"]
+    # An alias naming part of its topic is a keyword within it (`resolve`).
+    assert [f.topic.key for f in await service.followed(GUILD_A, ALICE)] == ["dpo"]
     assert [f.topic.key for f in await service.followed(GUILD_A, BOB)] == ["hyena"]
     assert [f.topic.key for f in await service.followed(GUILD_B, ALICE)] == ["tokenization"]
     assert await service.followed(GUILD_B, BOB) == []
@@ -304,13 +305,13 @@ def test_shipped_vocabulary_loads() -> None:
     ("texts", "expected"),
     [
         (["scaling laws"], [("Scaling laws · 缩放定律", (7,))]),
-        (["scaling laws", "Chinchilla"], [("Scaling laws · 缩放定律", (7,))]),
+        (["scaling laws", "缩放律"], [("Scaling laws · 缩放定律", (7,))]),
         (
-            ["Chinchilla", " ", "compute-optimal", "scaling-laws"],
+            ["缩放律", " ", "縮放定律", "scaling-laws"],
             [("Scaling laws · 缩放定律", (7,))],
         ),
         (
-            ["scaling laws", "RLHF"],
+            ["scaling laws", "alignment and RLHF"],
             [("Scaling laws · 缩放定律", (7,)), ("Alignment and RLHF", (7,))],
         ),
     ],
