@@ -27,12 +27,13 @@ import pickle
 import shutil
 import tempfile
 import time
+from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from paperbot.core.models import PaperColumns, PaperRecord
-from paperbot.core.search import build_index_arrays
+from paperbot.core.search import iter_index_arrays
 from paperbot.core.text import normalize_columns
 from paperbot.core.topics import Vocabulary
 from paperbot.services import search_store, topics_store, workers
@@ -48,7 +49,7 @@ class SharedTexts:
     """Every live paper's id in id order; the rest (the stored columns and
     the normal form of each title and summary) is in `files`, in order."""
 
-    ids: list[int]
+    ids: Sequence[int]
     files: tuple[str, ...]
 
 
@@ -137,21 +138,27 @@ class PaperTexts:
             return None
         self._folder = early.folder
         files = await early.task
-        ids, keys = await papers.live_keys(self._db)
-        if keys != early.keys:
+        listed, keys = await papers.live_keys(self._db)
+        same = keys == early.keys
+        # Compact: a list's 100,000 ints, made while the load's objects
+        # were still alive, would pin their freed heap in this process.
+        ids = array("q", listed)
+        del listed, keys, early.keys[:]
+        if not same:
             early.discard()
             self._folder = None
             return None
         ids_file = str(Path(early.folder) / "ids")
         # `read_texts` joins parts column by column: this one holds the ids.
-        _write_parts([_Part(PaperColumns(ids=ids), [], [])], [ids_file])
+        _write_parts([_Part(PaperColumns(ids=ids.tolist()), [], [])], [ids_file])
         return SharedTexts(ids, (ids_file, *files))
 
     async def _read(self) -> SharedTexts:
         columns = await search_index.paper_columns(self._db)
         self._folder = tempfile.mkdtemp(prefix="paperbot-texts-")
+        ids = array("q", columns.ids)  # compact, as `_adopt_early`'s
         files = await _normalize_into(columns, Path(self._folder))
-        return SharedTexts(columns.ids, files)
+        return SharedTexts(ids, files)
 
     async def store_search_index(self, version: int) -> int:
         """The search index of these papers, built and stored for corpus
@@ -255,12 +262,15 @@ def read_texts(files: tuple[str, ...]) -> _Part:
 
 def store_index_from(files: tuple[str, ...], target: str, version: int) -> tuple[int, str | None]:
     """In a worker: the search index of the shared texts built (straight
-    into its stored arrays, `core.search.build_index_arrays`) and stored as
+    into its stored arrays, `core.search.iter_index_arrays`) and stored as
     corpus version `version` in the database at `target`, through a
-    connection of its own. (live papers, why storing failed or None)."""
+    connection of its own, each array written as soon as it is built and
+    let go once written: the finished arrays (~130 MB at 100,000 papers)
+    are never all held at once. (live papers, why storing failed or None)."""
     part = read_texts(files)
     columns = part.columns
-    arrays = build_index_arrays(
+    live = len(columns.ids)
+    arrays = iter_index_arrays(
         ids=columns.ids,
         titles=columns.titles,
         venues=columns.venues,
@@ -269,12 +279,9 @@ def store_index_from(files: tuple[str, ...], target: str, version: int) -> tuple
         normal_titles=part.normal_titles,
         between=release_free_memory,  # a field's temporaries, before the next
     )
-    del part, columns
-    release_free_memory()  # all that is left is the arrays to store
-    live = len(arrays["ids"])
-    drained = ((name, arrays.pop(name)) for name in list(arrays))  # each let go once written
+    del part, columns  # the generator holds the columns it consumes
     _, problem = workers.with_own_connection(
-        target, lambda db: search_store.save(db, drained, version)
+        target, lambda db: search_store.save(db, arrays, version)
     )
     return live, problem
 

@@ -27,10 +27,10 @@ from paperbot.core.search._append import append_papers, update_papers
 from paperbot.core.search._build import (
     build_field,
     build_index,
-    build_index_arrays,
     build_index_columns,
     title_acronyms,
 )
+from paperbot.core.search._build_arrays import build_index_arrays, iter_index_arrays
 from paperbot.core.search._dictionary import (
     dictionary_translation,
     english_translation,
@@ -121,6 +121,7 @@ __all__ = [
     "from_arrays",
     "general_idf",
     "iter_arrays",
+    "iter_index_arrays",
     "load_dictionary",
     "pack_texts",
     "parse_query",
