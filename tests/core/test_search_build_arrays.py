@@ -9,7 +9,7 @@ import weakref
 import numpy as np
 import pytest
 
-from paperbot.core.search import build_index_arrays, iter_index_arrays
+from paperbot.core.search import PackedTexts, build_index_arrays, iter_index_arrays, pack_texts
 from paperbot.core.text import normalize
 
 TITLES = [
@@ -61,3 +61,46 @@ def test_each_array_is_let_go_once_its_writer_has_it() -> None:
     # field's passes and after each field.
     assert len(released) == 5
     assert released[0] == [n for n, _ in refs].index("title_keys")
+
+
+class _Reader:
+    """Parked texts read back through `PackedTexts(read=...)`, counting reads."""
+
+    def __init__(self, packed: np.ndarray) -> None:
+        self._data = packed.tobytes()
+        self.reads = 0
+        self.texts = PackedTexts(packed, read=self._read)
+
+    def _read(self, start: int, end: int) -> bytes:
+        self.reads += 1
+        return self._data[start:end]
+
+    def take(self) -> np.ndarray:
+        return np.frombuffer(self._data, dtype=np.uint8)
+
+
+def test_parked_texts_read_back_give_the_same_arrays() -> None:
+    expected = build_index_arrays(**_columns(len(TITLES)))  # type: ignore[arg-type]
+    parked: list[_Reader] = []
+
+    def park(packed: np.ndarray) -> _Reader:
+        parked.append(_Reader(packed))
+        return parked[-1]
+
+    ours = dict(iter_index_arrays(**_columns(len(TITLES)), park=park))  # type: ignore[arg-type]
+    assert [p.reads > 0 for p in parked] == [True, True]  # titles, summaries
+    assert ours.keys() == expected.keys()
+    for name, array in expected.items():
+        assert np.array_equal(ours[name], array), name
+
+
+@pytest.mark.parametrize("texts", [[], [""], ["a", "", "低秩 b"]])
+def test_packed_texts_with_a_reader_do_not_keep_the_array(texts: list[str]) -> None:
+    packed = pack_texts(texts)
+    data = packed.tobytes()
+    ref = weakref.ref(packed)
+    read_back = PackedTexts(packed, read=lambda start, end: data[start:end])
+    del packed
+    assert ref() is None
+    assert list(read_back) == texts
+    assert read_back[::2] == texts[::2]

@@ -32,9 +32,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+from numpy.typing import NDArray
+
 from paperbot.core.models import PaperColumns, PaperRecord
-from paperbot.core.search import iter_index_arrays
-from paperbot.core.text import normalize_columns
+from paperbot.core.search import PackedTexts, iter_index_arrays
+from paperbot.core.text import fold_word, normalize_columns
 from paperbot.core.topics import Vocabulary
 from paperbot.services import search_store, topics_store, workers
 from paperbot.services.memory import release_free_memory
@@ -277,13 +280,41 @@ def store_index_from(files: tuple[str, ...], target: str, version: int) -> tuple
         years=columns.years,
         summaries=part.normal_summaries,
         normal_titles=part.normal_titles,
-        between=release_free_memory,  # a field's temporaries, before the next
+        between=_let_go,  # a field's temporaries, before the next
+        park=SpilledTexts,
     )
     del part, columns  # the generator holds the columns it consumes
     _, problem = workers.with_own_connection(
         target, lambda db: search_store.save(db, arrays, version)
     )
     return live, problem
+
+
+class SpilledTexts:
+    """`core.search.ParkedTexts` in an anonymous temporary file: a field's
+    packed texts (~30 MB of summaries at 100,000 papers) are not in memory
+    while the postings are built (each chunk is read back as needed), only
+    again when stored, after."""
+
+    def __init__(self, packed: NDArray[np.uint8]) -> None:
+        # Closed by `take`, or when dropped: it has no name to leave behind.
+        self._file = tempfile.TemporaryFile(prefix="paperbot-index-")  # noqa: SIM115
+        packed.tofile(self._file)
+        self._file.flush()
+        fd = self._file.fileno()
+        self.texts = PackedTexts(packed, read=lambda start, end: os.pread(fd, end - start, start))
+
+    def take(self) -> NDArray[np.uint8]:
+        with self._file:
+            self._file.seek(0)
+            return np.fromfile(self._file, dtype=np.uint8)
+
+
+def _let_go() -> None:
+    """Freed memory back to the system; first, in a worker (ended after
+    its job), the stem cache's ~65,000 title words, asked for no more."""
+    fold_word.cache_clear()
+    release_free_memory()
 
 
 def topics_store_from(
