@@ -11,7 +11,6 @@ from paperbot.core.text import normalize
 from paperbot.core.topics import build_corpus
 from paperbot.core.topics._corpus import _char_postings
 from paperbot.core.topics._keys import LATIN_LAST, Documents, document
-from paperbot.core.topics._matching import sorted_union
 from tests.support.topics import assert_same_corpus
 
 PAPERS = [
@@ -97,14 +96,3 @@ def test_documents_of_texts_not_in_normal_form_are_keyed_one_at_a_time() -> None
     # A newline would split a batch's joined text in the wrong place.
     texts = ["two\nlines of models", "", "数据\n去重"]
     assert Documents().of(texts, True) == [document(t, True) for t in texts]
-
-
-@pytest.mark.parametrize(
-    ("a", "b"),
-    [([], []), ([1, 4], []), ([0, 2, 9], [2, 3, 9, 11]), ([5], [1, 2, 3])],
-)
-def test_sorted_union_equals_numpy_union(a: list[int], b: list[int]) -> None:
-    left, right = np.asarray(a, dtype=np.int32), np.asarray(b, dtype=np.int32)
-    got = sorted_union(left, right)
-    assert got.tolist() == np.union1d(left, right).tolist()
-    assert got.dtype == np.int32

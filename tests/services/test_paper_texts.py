@@ -3,13 +3,16 @@
 side from them, give the same search results and topic matches as the
 separate in-process builds, and leave no file behind; so do the texts a
 first load normalises while it writes the papers (`early_texts`), which
-are used only when the stored papers are exactly the planned ones."""
+are used only when the stored papers are exactly the planned ones, and
+read back instead (one warning) when normalising them early failed."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,14 +22,16 @@ from paperbot.bench.search import QUERIES
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.core.models import PaperColumns
 from paperbot.core.search import pack_texts
+from paperbot.core.topics import Topic, TopicMatches
+from paperbot.services import paper_texts, workers
 from paperbot.services import topics as topics_service
-from paperbot.services import workers
-from paperbot.services.app import App
+from paperbot.services.app import App, Prepared
 from paperbot.services.paper_texts import SpilledTexts
 from paperbot.storage import papers as papers_store
 from paperbot.storage import search_index as index_store
 from paperbot.storage.backend import Database
 from tests.support.app import FIXED_NOW, settings_for
+from tests.support.process import sigkill_self
 from tests.support.topics import assert_same_matches
 
 COUNT = 1200
@@ -84,19 +89,8 @@ async def test_shared_texts_give_the_same_results_as_separate_builds(
     stored_as_planned: bool,
     read_backs: int,
 ) -> None:
-    separate = await loaded(tmp_path / "separate.sqlite3", corpus)
-    try:
-        await separate.prepare()  # in process: each build normalises on its own
-        expected = await answers(separate)
-        topics = separate.topics.vocabulary.topics
-        expected_matches = [await separate.topics.matches(t) for t in topics]
-    finally:
-        await separate.close()
-    # The load's way, in the worker processes as at scale.
-    monkeypatch.setattr(workers, "WORKER_THRESHOLD", 1)
-    monkeypatch.setattr(topics_service, "_THREAD_THRESHOLD", 1)
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
-    (tmp_path / "tmp").mkdir()
+    expected = await separate_results(corpus, tmp_path)
+    as_at_scale(monkeypatch, tmp_path)
     if not stored_as_planned:
         # As if another load had written papers in between: keys differ.
         live_keys = papers_store.live_keys
@@ -113,13 +107,47 @@ async def test_shared_texts_give_the_same_results_as_separate_builds(
     finally:
         await shared.close()
     assert len(read) == read_backs
+    await assert_prepared_as(prepared, tmp_path / "shared.sqlite3", expected)
+
+
+Answers = list[list[tuple[int, float, tuple[str, ...]]]]
+Expected = tuple[Answers, list[Topic], list[TopicMatches]]
+
+
+async def separate_results(corpus: Path, tmp_path: Path) -> Expected:
+    """The search answers and the topics' matches of the in-process builds."""
+    separate = await loaded(tmp_path / "separate.sqlite3", corpus)
+    try:
+        await separate.prepare()  # in process: each build normalises on its own
+        expected = await answers(separate)
+        topics = list(separate.topics.vocabulary.topics)
+        expected_matches = [await separate.topics.matches(t) for t in topics]
+    finally:
+        await separate.close()
+    assert sum(len(m) for m in expected_matches) > 0
+    assert any(np.any(m.ids) for m in expected_matches)
+    assert sum(len(hits) for hits in expected) > 0
+    return expected, topics, expected_matches
+
+
+def as_at_scale(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The load's way, in the worker processes as at scale, temporary files in `tmp_path/tmp`."""
+    monkeypatch.setattr(workers, "WORKER_THRESHOLD", 1)
+    monkeypatch.setattr(topics_service, "_THREAD_THRESHOLD", 1)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+
+
+async def assert_prepared_as(prepared: Prepared, path: Path, expected: Expected) -> None:
+    """Both built and stored, no file left, and a restart answers as expected."""
+    answered, topics, expected_matches = expected
     assert (prepared.index_source, prepared.topics_source) == ("built", "built")
     assert prepared.papers == COUNT
     # The texts and the spilled results are removed (multiprocessing keeps its own `pymp-*`).
-    assert list((tmp_path / "tmp").glob("paperbot-*")) == []
-    restarted = await App.open(settings_for(tmp_path / "shared.sqlite3"))
+    assert list((path.parent / "tmp").glob("paperbot-*")) == []
+    restarted = await App.open(settings_for(path))
     try:
-        assert await answers(restarted) == expected
+        assert await answers(restarted) == answered
         assert restarted.search.last_status is not None
         assert restarted.search.last_status.source == "stored"
         for topic, matches in zip(topics, expected_matches, strict=True):
@@ -127,9 +155,50 @@ async def test_shared_texts_give_the_same_results_as_separate_builds(
         assert restarted.topics.last_source == "stored"
     finally:
         await restarted.close()
-    assert sum(len(m) for m in expected_matches) > 0
-    assert any(np.any(m.ids) for m in expected_matches)
-    assert sum(len(hits) for hits in expected) > 0
+
+
+def fail_early_job(monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """The early normalising job (its worker jobs run `nice`) fails `how`."""
+    run = workers.off_lane
+
+    async def failing(lane: int, size: int, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        if fn is not paper_texts.normalize_file or args[-1] != paper_texts.EARLY_NICENESS:
+            return await run(lane, size, fn, *args, **kwargs)
+        if how == "raises":
+            raise RuntimeError("normalising failed")
+        if how == "worker-killed":  # killed again on the retry: the pool breaks
+            return await run(lane, size, sigkill_self, *args, **kwargs)
+        await run(lane, size, fn, *args, **kwargs)
+        Path(args[1]).unlink()  # "file-lost": written, then gone before it is read
+        return None
+
+    monkeypatch.setattr(workers, "off_lane", failing)
+
+
+@pytest.mark.parametrize("how", ["raises", "worker-killed", "file-lost"])
+async def test_a_failed_early_job_falls_back_to_reading_the_texts_back(
+    corpus: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    how: str,
+) -> None:
+    expected = await separate_results(corpus, tmp_path)
+    as_at_scale(monkeypatch, tmp_path)
+    fail_early_job(monkeypatch, how)
+    read = count_read_backs(monkeypatch)
+    shared = await loaded(tmp_path / "shared.sqlite3", corpus, early=True)
+    try:
+        with caplog.at_level(logging.WARNING, logger=paper_texts.__name__):
+            prepared = await shared.prepare(keep_topics=False)
+    finally:
+        await shared.close()
+    assert len(read) == 1  # read back, as when the stored papers differ
+    warned = [r.getMessage() for r in caplog.records if r.name == paper_texts.__name__]
+    assert len(warned) == 1
+    assert "early failed" in warned[0]
+    assert "reading them back instead" in warned[0]
+    await assert_prepared_as(prepared, tmp_path / "shared.sqlite3", expected)
 
 
 async def test_early_texts_only_for_a_first_load_at_scale(

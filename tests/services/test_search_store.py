@@ -98,7 +98,7 @@ async def test_an_append_in_a_new_process_writes_only_its_segment(
         assert len(state.segments) == number
         assert state.version == status.corpus_version
     rows, segment_bytes = await table_bytes(db, "index_segments")
-    assert rows == 2 * 7  # each segment: its six arrays and its watermark
+    assert rows == 2 * 9  # each segment: its six arrays, its watermark and two counts
     assert segment_bytes < 0.05 * base_bytes
 
 
@@ -113,7 +113,7 @@ async def test_base_and_segments_load_as_the_index_appended_in_process(
     assert in_process.last_status is not None
     assert in_process.last_status.source == "appended"
     await in_process.flush()  # nothing to store: this version is stored already
-    assert (await table_bytes(db, "index_segments"))[0] == 2 * 7
+    assert (await table_bytes(db, "index_segments"))[0] == 2 * 9
     restarted = service(db, tmp_path)
     loaded = await restarted.refresh()
     assert restarted.last_status is not None
@@ -131,7 +131,7 @@ async def test_an_append_in_process_is_stored_as_a_segment(
     appended = await search.refresh()
     await search.flush()
     assert await base_rows(db) == base
-    assert (await table_bytes(db, "index_segments"))[0] == 7
+    assert (await table_bytes(db, "index_segments"))[0] == 9
     assert_same_index(await service(db, tmp_path).refresh(), appended)
 
 

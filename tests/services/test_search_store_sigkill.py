@@ -26,7 +26,7 @@ from tests.support.process import run_until_killed
 VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
 COUNT = 1500
 STEP = COUNT // 100
-SEARCH_ARRAYS = 7  # rows of a search index segment
+SEARCH_ARRAYS = 9  # rows of a search index segment (with its two character counts)
 
 CHILD = textwrap.dedent(
     """

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from paperbot.core.arrays import distinct
 from paperbot.core.similarity import PaperVectors
 
 
@@ -27,7 +28,7 @@ class NearIndex:
     """
 
     def __init__(self, vectors: PaperVectors, positions: Sequence[int], threshold: float) -> None:
-        rows = np.unique(np.asarray(positions, dtype=np.intp))
+        rows = distinct(np.asarray(positions, dtype=np.intp))
         width = vectors.terms.shape[1] if len(vectors) else 1
         flat = vectors.terms[rows].ravel() if len(rows) else np.zeros(0, dtype=np.int32)
         owners = np.repeat(rows, width) if len(rows) else np.zeros(0, dtype=np.intp)
@@ -74,7 +75,7 @@ class NearIndex:
         high = np.searchsorted(self._terms, top, side="right")
         if not (high > low).any():
             return frozenset()
-        rows = np.unique(np.concatenate([self._rows[a:b] for a, b in zip(low, high, strict=True)]))
+        rows = distinct(np.concatenate([self._rows[a:b] for a, b in zip(low, high, strict=True)]))
         similar = vectors.similarity(rows, [position])[:, 0] > self._threshold
         return frozenset(int(r) for r in rows[similar])
 

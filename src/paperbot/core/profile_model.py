@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from paperbot.core.arrays import sorted_union
 from paperbot.core.similarity import PaperVectors
 
 PROFILE_WEIGHT = 1.0
@@ -81,7 +82,7 @@ def rocchio(vectors: PaperVectors, liked: Sequence[int], disliked: Sequence[int]
     disliked (sparse: a server's thousands of votes cost one bincount)."""
     like_terms, like_weights = _centroid(vectors, liked)
     dis_terms, dis_weights = _centroid(vectors, disliked)
-    terms = np.union1d(like_terms, dis_terms)
+    terms = sorted_union(like_terms, dis_terms)
     weights = np.zeros(len(terms), dtype=np.float64)
     weights[np.searchsorted(terms, like_terms)] += like_weights
     weights[np.searchsorted(terms, dis_terms)] -= DISLIKE_FACTOR * dis_weights

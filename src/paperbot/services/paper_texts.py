@@ -14,7 +14,8 @@ A first load of many papers (`EarlyTexts`) has them normalised from its
 plan while it writes them, so the worker processes overlap the write
 instead of waiting for it; once written, the stored papers are checked to
 be exactly the planned ones (same keys, in id order) before the files are
-used, else the texts are read back and normalised as usual.
+used, else (or when that early job failed) the texts are read back and
+normalised as usual.
 """
 
 from __future__ import annotations
@@ -140,14 +141,14 @@ class PaperTexts:
         if early is None:
             return None
         self._folder = early.folder
-        files = await early.task
+        files = await _early_files(early)
         listed, keys = await papers.live_keys(self._db)
         same = keys == early.keys
         # Compact: a list's 100,000 ints, made while the load's objects
         # were still alive, would pin their freed heap in this process.
         ids = array("q", listed)
         del listed, keys, early.keys[:]
-        if not same:
+        if files is None or not same:
             early.discard()
             self._folder = None
             return None
@@ -185,6 +186,31 @@ class PaperTexts:
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
+
+
+async def _early_files(early: EarlyTexts) -> tuple[str, ...] | None:
+    """The files the early job wrote, or None when it failed (logged): the
+    texts are then read back and normalised, as when the stored papers are
+    not the planned ones."""
+    try:
+        files = await early.task
+        await asyncio.to_thread(_check_readable, files)
+    except Exception as exc:  # noqa: BLE001 - whatever failed (a worker's error, a dead worker, a lost file), reading the texts back is the remedy
+        log.warning(
+            "normalising the new papers' texts early failed (%s: %s); reading them back instead",
+            type(exc).__name__,
+            exc,
+        )
+        return None
+    return files
+
+
+def _check_readable(files: Sequence[str]) -> None:
+    """Raise unless every file can be opened and holds something."""
+    for file in files:
+        with Path(file).open("rb") as part:
+            if not part.read(1):
+                raise EOFError(f"{file} is empty")
 
 
 async def _normalize_into(columns: PaperColumns, folder: Path, nice: int = 0) -> tuple[str, ...]:

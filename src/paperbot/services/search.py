@@ -239,9 +239,7 @@ class SearchService:
         version = await self._corpus_version()
         if self._index is None:
             async with self._lock:
-                found = await search_store.append(self._db, version)
-                if found is None and store is not None and not await self._stored_usable():
-                    found = await store(version), "built"
+                found = await self._append_stored(version, store)
             if found is not None:
                 seconds = time.perf_counter() - start
                 self.last_status = IndexStatus(found[0], version, found[1], seconds)
@@ -249,6 +247,22 @@ class SearchService:
         index = await self.refresh()
         source = self.last_status.source if self.last_status is not None else "current"
         return IndexStatus(index.live, version, source, time.perf_counter() - start)
+
+    async def _append_stored(
+        self, version: int, store: StoredBuild | None
+    ) -> tuple[int, str] | None:
+        """`search_store.append`, else `store`'s full build when the stored
+        index is not worth catching up; None: the way of `refresh`."""
+        try:
+            found = await search_store.append(self._db, version)
+            if found is not None or store is None or await search_store.usable(self._db):
+                return found
+        except search_store.CommonChanged as exc:
+            # Caught up, the stored index would decline the append anyway.
+            log.info("search index: %s; building it in full", exc)
+            if store is None:
+                return None
+        return await store(version), "built"
 
     async def flush(self) -> None:
         """Wait for a background save of the index (before the database closes)."""
@@ -268,7 +282,7 @@ class SearchService:
         if state is None or (exact and state.version != version):
             return None, "built"
         covered = state.version
-        if covered != version and not await self._worth_catching_up(state):
+        if covered != version and not await search_store.worth_catching_up(self._db, state):
             # The tags first: reading a stale index's arrays costs ~170 MB at 100k.
             return None, "built"
         index = await search_store.load(self._db, state)
@@ -281,22 +295,6 @@ class SearchService:
         if covered == version:
             return index, "stored"
         return await self._catch_up(index, covered, version), "appended"
-
-    async def _stored_usable(self) -> bool:
-        """Whether `_load_stored` would bring the stored index up to date."""
-        state = await search_store.current_state(self._db)
-        return state is not None and await self._worth_catching_up(state)
-
-    async def _worth_catching_up(self, state: search_store.StoredState) -> bool:
-        """Whether the stored index carries the watermark `_save` writes (an
-        index stored before papers recorded when they changed has none) and
-        few enough papers changed since."""
-        mark = await search_store.latest_mark(self._db, state)
-        if mark is None:
-            return False
-        covered, max_id, live, dead = mark
-        changed = await index_store.changed_since(self._db, covered, max_id)
-        return dead + len(changed) <= COMPACT_SHARE * max(1, live)
 
     async def _build_and_store(self, version: int) -> core.SearchIndex:
         # After a load: its freed heap goes back first, so the build's peak does not stack on it.

@@ -30,6 +30,7 @@ __all__ = [
     "SCOPE",
     "SEGMENT_LIMIT",
     "WATERMARK",
+    "CommonChanged",
     "StoredState",
     "append",
     "current_state",
@@ -37,7 +38,9 @@ __all__ = [
     "load",
     "save",
     "save_appended",
+    "usable",
     "watermark",
+    "worth_catching_up",
 ]
 
 log = logging.getLogger(__name__)
@@ -73,13 +76,22 @@ async def save(db: Database, arrays: Iterable[tuple[str, NDArray[Any]]], version
     seen: dict[str, NDArray[Any]] = {}
 
     def marked() -> Iterator[tuple[str, NDArray[Any]]]:
+        counts: list[tuple[str, NDArray[Any]]] = []
         for name, array in arrays:
             if name in ("ids", "dead"):
                 seen[name] = array
+            if name in core.COUNT_ARRAYS:  # counted while the texts are at hand
+                counts.append((core.COUNT_ARRAYS[name], core.packed_char_counts(array)))
             yield name, array
+        yield from counts
         yield WATERMARK, _mark(seen["ids"], seen["dead"], version)
 
     await index_store.save_index(db, marked(), corpus_version=version, format=core.INDEX_FORMAT)
+
+
+class CommonChanged(Exception):
+    """The papers an append would store change the characters a full build
+    treats as common: only a full build answers as it should then."""
 
 
 async def current_state(db: Database) -> StoredState | None:
@@ -112,6 +124,24 @@ def _replay(
             break
         index = core.update_papers(index, **core.segment_columns(arrays))
     return index
+
+
+async def usable(db: Database) -> bool:
+    """Whether the stored index is worth reading and catching up."""
+    state = await current_state(db)
+    return state is not None and await worth_catching_up(db, state)
+
+
+async def worth_catching_up(db: Database, state: StoredState) -> bool:
+    """Whether the stored index carries the watermark `save` writes (an
+    index stored before papers recorded when they changed has none) and
+    few enough papers changed since."""
+    mark = await latest_mark(db, state)
+    if mark is None:
+        return False
+    covered, max_id, live, dead = mark
+    changed = await index_store.changed_since(db, covered, max_id)
+    return dead + len(changed) <= COMPACT_SHARE * max(1, live)
 
 
 async def latest_mark(db: Database, state: StoredState) -> tuple[int, int, int, int] | None:
@@ -150,11 +180,25 @@ async def _positions(
     return all_ids, dead, (values[0], values[1], values[2], values[3])
 
 
+async def _char_counts(db: Database, state: StoredState) -> list[dict[str, NDArray[Any]]] | None:
+    """The character counts of the base and of each segment, in order; None
+    when the state moved on or a part has none."""
+    names = set(core.COUNT_ARRAYS.values())
+    stored = await index_store.load_index(db, SCOPE, names)
+    segments = await index_segments.load_segments(db, SCOPE, state, names)
+    if stored is None or segments is None:
+        return None
+    parts = [stored.arrays, *(s.arrays for s in segments)]
+    return parts if all(names <= part.keys() for part in parts) else None
+
+
 async def append(db: Database, version: int) -> tuple[int, str] | None:
     """For `paperbot load`: bring the stored index to `version` by storing
     the papers added or changed since as one segment, without reading the
     index itself. (live papers, how it became current), or None when only
-    the full way (load, build or compact, save whole) will do."""
+    the full way (load, build or compact, save whole) will do; raises
+    `CommonChanged` when that way is a full build (the stored index cannot
+    be caught up)."""
     state = await current_state(db)
     if state is None or state.version > version or len(state.segments) >= SEGMENT_LIMIT:
         return None
@@ -187,20 +231,29 @@ async def save_appended(
         return True  # another process stored this very version already
     if state is None or state.version != covered or len(state.segments) >= SEGMENT_LIMIT:
         return False
-    return await _stack(db, state, segment, version) is not None
+    try:
+        return await _stack(db, state, segment, version) is not None
+    except CommonChanged:  # not after an in-process append, which declines those
+        return False
 
 
 async def _stack(
     db: Database, state: StoredState, segment: dict[str, NDArray[Any]], version: int
 ) -> int | None:
     """Append `segment` on `state` with its watermark (worked out from the
-    stored ids, as `update_papers` marks them dead); its live papers, or
-    None when the stored state moved on or has no watermark."""
+    stored ids, as `update_papers` marks them dead) and its character
+    counts; its live papers, or None when the stored state moved on or has
+    no watermark. Raises `CommonChanged` when its papers would change the
+    common characters (its segment could not be replayed)."""
     positions = await _positions(db, state)
-    if positions is None:
+    counts = await _char_counts(db, state)
+    if positions is None or counts is None:
         return None
     all_ids, dead, (_, max_id, _, _) = positions
     added = segment["ids"].astype(np.int64)
+    segment.update(await asyncio.to_thread(core.segment_char_counts, segment, len(all_ids)))
+    if not core.keeps_common([*counts, segment], len(all_ids), len(added)):
+        raise CommonChanged("the new papers change which characters are common")
     dead = core.dead_after(all_ids, dead, [*segment["removed"].tolist(), *added.tolist()])
     size = len(all_ids) + len(added)
     new_max = max(max_id, int(np.max(added)) if len(added) else max_id)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from paperbot.core.arrays import sorted_union
 from paperbot.core.topics import (
     FROZEN_PROFILE,
     TOPICS_FORMAT,
@@ -165,9 +166,9 @@ async def _light(
         arrays = segment.arrays
         removed = arrays["removed"].astype(np.int64).tolist()
         part_ids = arrays["ids"].astype(np.int64)
-        gone = np.union1d(np.asarray(removed, dtype=np.int64), part_ids)
+        gone = sorted_union(np.asarray(removed, dtype=np.int64), part_ids)
         hit = np.flatnonzero(np.isin(ids, gone)).astype(np.int32)
-        dead = np.union1d(dead, hit).astype(np.int32)
+        dead = sorted_union(dead, hit).astype(np.int32)
         ids = np.concatenate([ids, part_ids])
         found = _with_segment(found, arrays, fp, removed, part_ids)
         mark = stored_mark(arrays)

@@ -28,14 +28,24 @@ from paperbot.core.search._build import (
     build_field,
     build_index,
     build_index_columns,
+    common_cjk_chars,
     title_acronyms,
 )
 from paperbot.core.search._build_arrays import build_index_arrays, iter_index_arrays
+from paperbot.core.search._common import (
+    COUNT_ARRAYS,
+    char_counts,
+    common_from_counts,
+    keeps_common,
+    packed_char_counts,
+    segment_char_counts,
+)
 from paperbot.core.search._dictionary import (
     dictionary_translation,
     english_translation,
     load_dictionary,
 )
+from paperbot.core.search._fusion import fuse_ranks, fused_order, query_cosines
 from paperbot.core.search._general import english_idf, general_idf, zipf_frequency
 from paperbot.core.search._grams import char_grams, term_grams, word_grams, word_key
 from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
@@ -76,6 +86,8 @@ from paperbot.core.search._segment import corpus_word_counts, split_unknown_runs
 from paperbot.core.search._weights import (
     ALTERNATIVE,
     CANDIDATES,
+    FUSION_MIN_TERMS,
+    FUSION_WEIGHT,
     LONG_QUERY_ALTERNATIVE,
     LONG_QUERY_TRANSLATION,
     TRANSLATION,
@@ -85,8 +97,11 @@ from paperbot.core.search._words import FUNCTION_WORDS, STOP_WORDS
 __all__ = [
     "ALTERNATIVE",
     "CANDIDATES",
+    "COUNT_ARRAYS",
     "EMPTY_RANKING",
     "FUNCTION_WORDS",
+    "FUSION_MIN_TERMS",
+    "FUSION_WEIGHT",
     "INDEX_FORMAT",
     "LONG_QUERY_ALTERNATIVE",
     "LONG_QUERY_TRANSLATION",
@@ -109,7 +124,10 @@ __all__ = [
     "build_index",
     "build_index_arrays",
     "build_index_columns",
+    "char_counts",
     "char_grams",
+    "common_cjk_chars",
+    "common_from_counts",
     "concept_translations",
     "corpus_word_counts",
     "dead_after",
@@ -119,16 +137,22 @@ __all__ = [
     "expand_terms",
     "filter_mask",
     "from_arrays",
+    "fuse_ranks",
+    "fused_order",
     "general_idf",
     "iter_arrays",
     "iter_index_arrays",
+    "keeps_common",
     "load_dictionary",
     "pack_texts",
+    "packed_char_counts",
     "parse_query",
+    "query_cosines",
     "rank",
     "rerank_one",
     "rerank_scores",
     "segment_arrays",
+    "segment_char_counts",
     "segment_columns",
     "split_unknown_runs",
     "stage1_scores",

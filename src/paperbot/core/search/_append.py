@@ -24,6 +24,7 @@ from dataclasses import replace
 import numpy as np
 from numpy.typing import NDArray
 
+from paperbot.core.arrays import sorted_union
 from paperbot.core.search._build import (
     _normalize_bulk,
     _title_text,
@@ -113,7 +114,7 @@ def _dead_positions(index: SearchIndex, ids: Sequence[int]) -> NDArray[np.int64]
     if not ids or index.size == 0:
         return index.dead
     hit = np.flatnonzero(np.isin(index.ids, np.asarray(ids, dtype=np.int64)))
-    return np.union1d(index.dead, hit).astype(np.int64)
+    return sorted_union(index.dead, hit).astype(np.int64)
 
 
 def _append_field(

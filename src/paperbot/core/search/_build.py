@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from paperbot.core.arrays import run_starts
 from paperbot.core.models import Paper
 from paperbot.core.search._grams import (
     CJK_BITS,
@@ -246,13 +247,6 @@ def _merged(
     return all_keys[first], np.add.reduceat(all_counts, first)
 
 
-def run_starts(sorted_values: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Where each run of equal values starts in a sorted array."""
-    if len(sorted_values) == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]]).astype(np.int64)
-
-
 def _chunk_pairs(
     texts: Sequence[str],
     start: int,
@@ -281,13 +275,23 @@ def common_cjk_chars(
     counted on every fourth text of a large corpus: the set only decides
     which unigram postings are dropped (queries for those characters scan
     instead), so an estimate is as correct as an exact count, and cheaper."""
-    step = 4 if len(texts) >= 4 * chunk else 1
+    step = COMMON_SAMPLE_STEP if len(texts) >= COMMON_SAMPLE_STEP * chunk else 1
     sample = texts[::step]
-    df = np.zeros(1 << CJK_BITS, dtype=np.int64)
     # `batch` texts at a time (default `chunk`): fewer temporaries, same counts.
-    batch = batch or chunk
-    for start in range(0, len(sample), batch):
-        sub = sample[start : start + batch]
+    df = cjk_doc_counts(sample, batch or chunk)
+    return np.flatnonzero(df > COMMON_DF * len(sample)).astype(np.int64)
+
+
+COMMON_SAMPLE_STEP = 4
+"""`common_cjk_chars` counts every this many texts of a field of at least
+this many times its `chunk` (4,096) texts."""
+
+
+def cjk_doc_counts(texts: Sequence[str], batch: int = 4096) -> NDArray[np.int64]:
+    """Per CJK code point (below `1 << CJK_BITS`), the texts holding it."""
+    df = np.zeros(1 << CJK_BITS, dtype=np.int64)
+    for start in range(0, len(texts), batch):
+        sub = texts[start : start + batch]
         cp = np.frombuffer("\n".join(sub).encode("utf-32-le"), dtype=np.uint32)
         lengths = np.fromiter((len(t) + 1 for t in sub), dtype=np.int64, count=len(sub))
         doc = np.repeat(np.arange(len(sub), dtype=np.int64), lengths)[: len(cp)]
@@ -296,7 +300,7 @@ def common_cjk_chars(
         pairs.sort()
         pairs = pairs[np.r_[True, pairs[1:] != pairs[:-1]]] if len(pairs) else pairs
         df += np.bincount(pairs & ((1 << CJK_BITS) - 1), minlength=1 << CJK_BITS)
-    return np.flatnonzero(df > COMMON_DF * len(sample)).astype(np.int64)
+    return df
 
 
 class _WordGrams:

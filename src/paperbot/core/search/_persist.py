@@ -10,12 +10,14 @@ from typing import Any, overload
 import numpy as np
 from numpy.typing import NDArray
 
+from paperbot.core.arrays import sorted_union
 from paperbot.core.models import PaperColumns
 from paperbot.core.search._index import FieldIndex, SearchIndex
 
 # Bumped whenever the array layout or gram keys change: a persisted index
-# with another format is rebuilt instead of being misread. 3: dead entries.
-INDEX_FORMAT = 3
+# with another format is rebuilt instead of being misread. 3: dead entries;
+# 4: per-character document counts in the base and each segment (`_common`).
+INDEX_FORMAT = 4
 
 
 def to_arrays(index: SearchIndex) -> dict[str, NDArray[Any]]:
@@ -215,4 +217,4 @@ def dead_after(
     if not len(gone) or not len(ids):
         return dead
     hit = np.flatnonzero(np.isin(ids, np.asarray(gone, dtype=np.int64)))
-    return np.union1d(dead, hit).astype(np.int64)
+    return sorted_union(dead, hit).astype(np.int64)

@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 from rapidfuzz import fuzz
 
 from paperbot.core.lazy import LazySequence
+from paperbot.core.search._fusion import fused_order
 from paperbot.core.search._grams import term_grams
 from paperbot.core.search._index import EMPTY_RANKING, Ranking, SearchIndex
 from paperbot.core.search._match import FieldText
@@ -34,6 +35,7 @@ def rank(
     candidates: int = CANDIDATES,
     highlight: int | None = None,
     eager: int | None = None,
+    fuse: bool = True,
 ) -> Ranking:
     """The papers matching a parsed query, best first (ids, scores, matches).
 
@@ -42,6 +44,9 @@ def rank(
     `eager` (all when None) are worked out here, the others when first read
     from `Ranking.matched`: a paginator shows one page of fifty results and
     should not pay for the highlight of the other nine.
+
+    A long query's order is stage 2's fused with a TF-IDF cosine
+    (`_fusion`) unless `fuse` is False.
     """
     mask = filter_mask(index, query.venue, query.year)
     if query.problem is not None:
@@ -58,6 +63,9 @@ def rank(
     scored = _blended(cand_scores, index.ids[cands].tolist(), s1[cands].tolist())
     if not scored:
         scored = _partial_coverage(index.ids[cands].tolist(), s1[cands].tolist())
+    elif fuse:
+        order = fused_order(index, [int(cands[c]) for _, _, c in scored], terms, weights)
+        scored = [scored[i] for i in order]
     if limit is not None:
         scored = scored[:limit]
     shown = len(scored) if highlight is None else max(0, highlight)

@@ -68,3 +68,9 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 TITLE_PIVOT_CHARS = 80
 ALL_TERMS_BONUS = 0.05
+# Long queries (at least this many terms) fuse stage 2's order with a TF-IDF
+# cosine's by reciprocal rank (`_fusion`): 1 / (K + rank), the cosine's
+# share weighted; K = 60 is the usual constant.
+FUSION_MIN_TERMS = 4
+FUSION_K = 60
+FUSION_WEIGHT = 0.3

@@ -38,6 +38,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from paperbot.core.arrays import sorted_union
 from paperbot.core.topics._corpus import FieldIndex, IntArray, PosArray, TopicCorpus, build_corpus
 from paperbot.core.topics._matching import NEAR_LIMIT, TopicMatches, match_topic
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
@@ -72,14 +73,14 @@ def update_corpus(
 def apply_part(corpus: TopicCorpus, removed: Iterable[int], part: TopicCorpus) -> TopicCorpus:
     """`update_corpus` with the appended papers already built (`part`, as a
     stored segment holds them)."""
-    gone = np.union1d(np.fromiter(removed, dtype=np.int64), part.ids)
+    gone = sorted_union(np.fromiter(removed, dtype=np.int64), part.ids)
     hit = np.flatnonzero(np.isin(corpus.ids, gone)).astype(np.int32)
     if len(hit):
         corpus = TopicCorpus(
             corpus.ids,
             _blanked(corpus.title, hit),
             _blanked(corpus.summary, hit),
-            np.union1d(corpus.dead, hit).astype(np.int32),
+            sorted_union(corpus.dead, hit).astype(np.int32),
         )
     return _joined(corpus, part)
 
@@ -162,7 +163,7 @@ def part_matches(
     (against the frozen profile, grown by the papers gone), or None once
     the profile is stale (then only matching afresh over the whole corpus
     will do). A stored segment keeps them, replayed by `with_part`."""
-    gone = np.union1d(np.fromiter(removed, dtype=np.int64, count=len(removed)), part.ids)
+    gone = sorted_union(np.fromiter(removed, dtype=np.int64, count=len(removed)), part.ids)
     grown = replace(matches.profile, since=matches.profile.since + len(gone))
     if grown.stale:
         return None
@@ -175,7 +176,7 @@ def with_part(
 ) -> TopicMatches:
     """`matches` with the removed and appended papers' old decisions left
     out and the part's (`part_matches`) merged in."""
-    gone = np.union1d(np.fromiter(removed, dtype=np.int64, count=len(removed)), part_ids)
+    gone = sorted_union(np.fromiter(removed, dtype=np.int64, count=len(removed)), part_ids)
     return merge_matches(_without(matches, gone), found)
 
 

@@ -11,18 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from paperbot.core.arrays import distinct
 from paperbot.core.topics._keys import LATIN_LAST, Documents
 
 IntArray = npt.NDArray[np.int64]
 PosArray = npt.NDArray[np.int32]
 """Positions of papers inside a `TopicCorpus` (not paper ids)."""
 FloatArray = npt.NDArray[np.float64]
-_N = TypeVar("_N", bound=np.integer[Any])
 
 FIELDS = ("title", "summary")
 
@@ -148,16 +148,6 @@ def _char_postings(docs: list[str], chunk: int = 2048) -> dict[int, PosArray]:
         _place(parts.pop(), start, positions, cursor)  # each part freed once placed
         start += chunk
     return {code: positions[s:e] for code, s, e in bounds}
-
-
-def distinct(values: npt.NDArray[_N]) -> npt.NDArray[_N]:
-    """`np.unique` of integers by a sort and a neighbour test: numpy 2's
-    `unique` goes through a hash table, ~80x slower on these arrays."""
-    values = np.sort(values)
-    keep = np.empty(len(values), dtype=np.bool_)
-    keep[:1] = True
-    np.not_equal(values[1:], values[:-1], out=keep[1:])
-    return values[keep]
 
 
 def _place(

@@ -27,6 +27,7 @@ import numpy.typing as npt
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from paperbot.core.arrays import sorted_union
 from paperbot.core.text import is_cjk_run
 from paperbot.core.topics._corpus import (
     FieldIndex,
@@ -35,7 +36,6 @@ from paperbot.core.topics._corpus import (
     PosArray,
     TopicCorpus,
     build_corpus,
-    distinct,
 )
 from paperbot.core.topics._feedback import Profile, closest, refine
 from paperbot.core.topics._generic import keyword_terms
@@ -187,12 +187,6 @@ def _holding_docs(candidates: PosArray, docs: tuple[str, ...], found: str) -> Po
     held = np.fromiter(map(str.__contains__, texts, repeat(found)), np.bool_, len(candidates))
     kept: PosArray = candidates[held]
     return kept
-
-
-def sorted_union(a: PosArray, b: PosArray) -> PosArray:
-    """`np.union1d` of two ascending arrays of distinct positions, by a sort
-    (numpy 2's `unique` goes through a hash table, many times slower)."""
-    return distinct(np.concatenate([a, b]))
 
 
 @dataclass(frozen=True, slots=True)
