@@ -255,3 +255,39 @@ def test_spilled_texts_read_back_and_are_taken_whole(texts: list[str]) -> None:
     taken = spilled.take()
     assert taken.dtype == np.uint8
     assert np.array_equal(taken, expected)
+
+
+ROWS = [(3, "a", "甲"), (5, "b", "乙"), (8, "c", "丙"), (9, "", "")]
+
+
+def _part(rows: list[tuple[int, str, str]], *, ids: bool = True) -> paper_texts._Part:
+    columns = PaperColumns(
+        ids=[i for i, _, _ in rows] if ids else [],
+        titles=[t.upper() for _, t, _ in rows],
+        venues=["V"] * len(rows),
+        years=[2024] * len(rows),
+    )
+    return paper_texts._Part(columns, [t for _, t, _ in rows], [s for _, _, s in rows])
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        pytest.param([_part(ROWS)], id="one-file"),
+        pytest.param([_part(ROWS[:1]), _part(ROWS[1:])], id="a-file-per-lane"),
+        pytest.param(
+            [
+                paper_texts._Part(PaperColumns(ids=[i for i, _, _ in ROWS]), [], []),
+                _part(ROWS[:3], ids=False),
+                _part(ROWS[3:], ids=False),
+            ],
+            id="early-ids-first",
+        ),
+    ],
+)
+def test_the_topic_worker_streams_the_files_rows_in_order(
+    tmp_path: Path, parts: list[paper_texts._Part]
+) -> None:
+    files = [str(tmp_path / f"part-{i}") for i in range(len(parts))]
+    paper_texts._write_parts(parts, files)
+    assert list(paper_texts._streamed(tuple(files))) == ROWS

@@ -29,6 +29,7 @@ import shutil
 import tempfile
 import time
 from array import array
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -347,21 +348,37 @@ def topics_store_from(
     files: tuple[str, ...], vocabulary: Vocabulary, target: str, mark: tuple[int, int]
 ) -> tuple[str, str | None]:
     """In a worker: the topic corpus and matches of the shared texts, built
-    and stored there (`topics_store.build_and_store`), each normal form let
-    go as soon as its matching form is made: the corpus is then built and
-    matched without the ~40 MB of normal forms beside it."""
-    rows = _consumed(read_texts(files))
-    return topics_store.build_and_store(rows, True, vocabulary, target, mark)
+    and stored there (`topics_store.build_and_store`), read a file at a time
+    and each normal form let go as soon as its matching form is made: the
+    corpus is then built and matched without the ~40 MB of normal forms
+    beside it, and never holds more than one file's."""
+    return topics_store.build_and_store(_streamed(files), True, vocabulary, target, mark)
 
 
-def _consumed(part: _Part) -> Iterator[tuple[int, str, str]]:
-    """(id, normal title, normal summary) of each paper, each text dropped
-    from `part` once yielded."""
-    part.columns.titles.clear()  # the raw titles and venues: the corpus needs neither
-    part.columns.venues.clear()
-    ids, titles, summaries = part.columns.ids, part.normal_titles, part.normal_summaries
-    for i, paper_id in enumerate(ids):
-        yield paper_id, titles[i], summaries[i]
+def _streamed(files: tuple[str, ...]) -> Iterator[tuple[int, str, str]]:
+    """(id, normal title, normal summary) of each paper of the files
+    `normalize_to_file` wrote, in order (a file may hold ids alone:
+    `EarlyTexts`' come first), one file in memory at a time."""
+    ids: deque[int] = deque()
+    for path in files:
+        with Path(path).open("rb") as source:
+            # Written by this load's own workers into its private folder.
+            part: _Part = pickle.load(source)
+        ids.extend(part.columns.ids)
+        yield from _consumed(part, ids)
+        del part
+
+
+def _consumed(part: _Part, ids: deque[int]) -> Iterator[tuple[int, str, str]]:
+    """(id, normal title, normal summary) of each paper of `part`, the ids
+    taken from the front of `ids`, each text dropped from `part` once
+    yielded."""
+    columns = part.columns  # ids taken; the raw titles, venues, years: not needed
+    for column in (columns.ids, columns.titles, columns.venues, columns.years):
+        column.clear()
+    titles, summaries = part.normal_titles, part.normal_summaries
+    for i in range(len(titles)):
+        yield ids.popleft(), titles[i], summaries[i]
         titles[i] = summaries[i] = ""
     titles.clear()
     summaries.clear()
