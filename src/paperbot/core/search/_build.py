@@ -298,7 +298,7 @@ def cjk_doc_counts(texts: Sequence[str], batch: int = 4096) -> NDArray[np.int64]
         cjk = cjk_mask(cp)
         pairs = (doc[cjk] << CJK_BITS) | (cp[cjk].astype(np.int64) & ((1 << CJK_BITS) - 1))
         pairs.sort()
-        pairs = pairs[np.r_[True, pairs[1:] != pairs[:-1]]] if len(pairs) else pairs
+        pairs = pairs[run_starts(pairs)]
         df += np.bincount(pairs & ((1 << CJK_BITS) - 1), minlength=1 << CJK_BITS)
     return df
 
