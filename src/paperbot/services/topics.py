@@ -130,10 +130,8 @@ class TopicService:
         return self.vocabulary.get(key) or Topic("topic", key, label or key)
 
     def current(self, topic: Topic) -> Topic:
-        """A stored keyword read as `resolve` reads its text today: the
-        vocabulary topic it names (the vocabulary may have grown since), a
-        keyword within a topic when it says only an alias, else itself. So
-        the digest matches a subscription as /subscribe and the preview do."""
+        """A stored keyword read as `resolve` reads its text today (the
+        vocabulary may have grown), so the digest matches it as /subscribe does."""
         if not topic.is_keyword:
             return topic
         try:

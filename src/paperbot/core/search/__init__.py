@@ -27,11 +27,11 @@ from paperbot.core.search._append import append_papers, update_papers
 from paperbot.core.search._build import (
     build_field,
     build_index,
-    build_index_arrays,
     build_index_columns,
     common_cjk_chars,
     title_acronyms,
 )
+from paperbot.core.search._build_arrays import build_index_arrays, iter_index_arrays
 from paperbot.core.search._common import (
     COUNT_ARRAYS,
     char_counts,
@@ -147,6 +147,7 @@ __all__ = [
     "general_idf",
     "is_rare_char",
     "iter_arrays",
+    "iter_index_arrays",
     "keeps_common",
     "load_dictionary",
     "pack_texts",

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from paperbot.core.arrays import distinct
+from paperbot.core.arrays import distinct, run_starts
 from paperbot.core.topics._keys import LATIN_LAST, Documents
 
 IntArray = npt.NDArray[np.int64]
@@ -210,7 +210,7 @@ def _chunk_pairs(part: list[str]) -> _Pairs:
     packed = distinct(((codes[cjk] << _DOC_BITS) | local[cjk]).astype(np.uint32, copy=False))
     del codes, local, cjk
     held = (packed >> _DOC_BITS).astype(np.int32)
-    firsts = np.flatnonzero(np.r_[True, held[1:] != held[:-1]]) if len(held) else held
+    firsts = run_starts(held)
     runs = np.diff(np.r_[firsts, len(held)]).astype(np.int64)
     return held[firsts], runs, (packed & _DOC_MASK).astype(np.uint16)
 
