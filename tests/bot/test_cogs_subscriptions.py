@@ -102,8 +102,8 @@ async def test_subscribe_defers_when_the_corpus_is_not_prepared(
 async def test_subscribe_twice_is_friendly(cog: Subscriptions, bot: MockBot) -> None:
     guild = MockGuild()
     user = MockMember(guild=guild)
-    await subscribe(cog, interaction_in(bot, guild, user), "DPO")
-    kwargs = await subscribe(cog, interaction_in(bot, guild, user), "直接偏好优化")
+    await subscribe(cog, interaction_in(bot, guild, user), "alignment and RLHF")
+    kwargs = await subscribe(cog, interaction_in(bot, guild, user), "对齐与 RLHF")
     assert "You already follow **Alignment and RLHF · 对齐与 RLHF** in this server." in text_of(
         kwargs
     )

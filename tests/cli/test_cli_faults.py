@@ -95,7 +95,7 @@ def test_synonyms_in_topics_are_one_topic(capsys: pytest.CaptureFixture[str]) ->
         "--count",
         "10",
         "--topics",
-        "scaling laws,Chinchilla",
+        "scaling laws,缩放律",
     )
     assert code == 0, err
     picks = json.loads(out)["picks"]

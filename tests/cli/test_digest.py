@@ -79,7 +79,13 @@ def test_preview_for_a_guild_uses_its_subscribers(
 
 @pytest.mark.parametrize(
     "topics",
-    ["scaling laws", "scaling laws, Chinchilla", "Chinchilla, scaling laws, compute-optimal"],
+    [
+        "scaling laws",
+        "scaling laws, 缩放律",
+        "缩放律, scaling laws, 縮放定律",
+        "scaling laws, Chinchilla",
+        "Chinchilla, scaling laws, compute-optimal",
+    ],
 )
 def test_synonymous_topics_count_once(topics: str, capsys: pytest.CaptureFixture[str]) -> None:
     main(["load"])

@@ -87,7 +87,7 @@ def test_subscriptions_listing(capsys: pytest.CaptureFixture[str]) -> None:
     assert [(r["guild_id"], r["user_id"], r["topic"]) for r in rows] == [
         (111, 1, "scaling-laws"),
         (111, 2, "toeplitz"),
-        (222, 1, "alignment-rlhf"),
+        (222, 1, "dpo"),  # an alias: a keyword matched within its topic
     ]
     assert rows[1]["kind"] == "keyword"
     assert rows[1]["label"] == "“Toeplitz” (keyword · 关键词)"
@@ -96,7 +96,7 @@ def test_subscriptions_listing(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["subscriptions", "--user", "1"]) == 0
     out = capsys.readouterr().out
     assert "Scaling laws · 缩放定律" in out
-    assert "Alignment and RLHF" in out
+    assert "“DPO” (keyword" in out
     assert "2 subscriptions by 2 users in 2 servers" in out
 
 

@@ -19,6 +19,8 @@ from paperbot.core.topics import (
     match_topic,
     parse_vocabulary,
 )
+from paperbot.core.topics._append import _merge_postings
+from paperbot.core.topics._corpus import Postings
 from tests.support.topics import assert_same_corpus, assert_same_matches
 
 VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
@@ -85,3 +87,34 @@ def test_near_matches_break_ties_by_paper_id() -> None:
     found = match_topic(topic, build_corpus(sorted(rows)), vocabulary.term_words(), vocabulary)
     assert len(found) == 0
     assert found.near_ids.tolist() == list(range(1, NEAR_LIMIT + 1))
+
+
+def as_postings(lists: dict[str, list[int]]) -> Postings:
+    indptr = np.cumsum([0, *(len(v) for v in lists.values())])
+    docs = np.asarray([p for v in lists.values() for p in v], dtype=np.int32)
+    return Postings(list(lists), indptr, docs)
+
+
+@pytest.mark.parametrize(
+    ("old", "part"),
+    [
+        ({}, {}),
+        ({"a": [0, 2]}, {}),
+        ({}, {"a": [0], "b": [1]}),
+        ({"a": [0], "b": [1, 2]}, {"b": [0], "a": [1]}),
+        # New keys before the last old key: both go in at the end.
+        ({"a": [0], "b": [1, 2]}, {"c": [0], "b": [0, 1], "d": [1]}),
+        ({"a": [0, 1, 2], "b": [2], "c": [0]}, {"c": [1], "a": [0, 1]}),
+    ],
+)
+def test_merged_postings_equal_a_plain_merge(
+    old: dict[str, list[int]], part: dict[str, list[int]]
+) -> None:
+    offset = 3
+    expected = {key: list(positions) for key, positions in old.items()}
+    for key, positions in part.items():
+        expected.setdefault(key, []).extend(p + offset for p in positions)
+    merged = _merge_postings(as_postings(old), as_postings(part), np.int32(offset))
+    assert {key: v.tolist() for key, v in merged.items()} == expected
+    assert list(merged) == list(expected)
+    assert merged.docs.dtype == np.int32

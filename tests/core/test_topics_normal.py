@@ -1,6 +1,6 @@
 """A topic corpus built from texts already in normal form (the load shares
 them with the search index) equals one built from the raw texts, postings
-and all; vectorised CJK postings included."""
+and all; vectorised CJK and word postings equal plain inverted indexes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from paperbot.core.text import normalize
 from paperbot.core.topics import build_corpus
-from paperbot.core.topics._corpus import _char_postings
+from paperbot.core.topics._corpus import Postings, _char_postings
 from paperbot.core.topics._keys import LATIN_LAST, Documents, document
 from tests.support.topics import assert_same_corpus
 
@@ -53,7 +53,7 @@ def plain_char_postings(docs: list[str]) -> dict[str, list[int]]:
 def test_char_postings_equal_a_plain_inverted_index_at_any_chunk(chunk: int) -> None:
     # Chunks end mid-list, a chunk holds no CJK, a code point above U+FFFF.
     got = _char_postings(DOCS, chunk)
-    assert {chr(k): v.tolist() for k, v in got.items()} == plain_char_postings(DOCS)
+    assert {k: v.tolist() for k, v in got.items()} == plain_char_postings(DOCS)
     assert list(got) == sorted(got)
     assert all(v.dtype == np.int32 for v in got.values())
 
@@ -96,3 +96,41 @@ def test_documents_of_texts_not_in_normal_form_are_keyed_one_at_a_time() -> None
     # A newline would split a batch's joined text in the wrong place.
     texts = ["two\nlines of models", "", "数据\n去重"]
     assert Documents().of(texts, True) == [document(t, True) for t in texts]
+
+
+def plain_word_postings(docs: list[str]) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for position, doc in enumerate(docs):
+        for word in {w for w in doc.split() if w[0] <= LATIN_LAST}:
+            found.setdefault(word, []).append(position)
+    return found
+
+
+@pytest.mark.parametrize("count", [0, 1, 3, len(PAPERS)])
+def test_word_postings_equal_a_plain_inverted_index_keyed_in_first_use_order(count: int) -> None:
+    corpus = build_corpus(PAPERS[:count])
+    for data in (corpus.title, corpus.summary):
+        got = data.word_postings
+        assert {k: v.tolist() for k, v in got.items()} == plain_word_postings(list(data.docs))
+        assert tuple(got) == data.words
+        assert all(v.dtype == np.int32 for v in got.values())
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [("a", [0, 4]), ("b", []), ("c", [1, 2, 3]), ("z", None)],
+)
+def test_postings_are_each_keys_slice_of_one_array(key: str, expected: list[int] | None) -> None:
+    docs = np.asarray([0, 4, 1, 2, 3], dtype=np.int32)
+    postings = Postings(["a", "b", "c"], np.asarray([0, 2, 2, 5]), docs)
+    got = postings.get(key)
+    assert (None if got is None else got.tolist()) == expected
+    assert (key in postings) == (expected is not None)
+    assert list(postings) == ["a", "b", "c"]
+    assert len(postings) == 3
+
+
+@pytest.mark.parametrize("indptr", [[0, 2, 5], [0, 2, 2, 4], [0, 2, 2, 6]])
+def test_postings_refuse_bounds_that_disagree_with_their_keys(indptr: list[int]) -> None:
+    with pytest.raises(ValueError, match="disagree"):
+        Postings(["a", "b", "c"], np.asarray(indptr), np.zeros(5, dtype=np.int32))

@@ -79,7 +79,7 @@ def test_a_damaged_set_is_refused(damage: str, error: type[Exception]) -> None:
 
 def test_texts_holding_nul_are_refused() -> None:
     corpus = build_corpus([(1, "a", "b")])
-    broken = corpus.title.__class__(("bad\x00doc",), {}, {}, ())
+    broken = replace(corpus.title, docs=("bad\x00doc",))
     with pytest.raises(ValueError, match="NUL"):
         dict(corpus_arrays(corpus.__class__(corpus.ids, broken, corpus.summary), {}, "f" * 64))
 

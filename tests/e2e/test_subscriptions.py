@@ -90,11 +90,14 @@ async def test_subscriptions_are_per_user_and_per_server(e2e: E2E) -> None:
     other_guild = e2e.fake.add_guild("Other lab")
     await e2e.fake.join_guild(other_guild)
     someone = FakeUser(name="someone")
-    await e2e.slash("subscribe", topic="DPO")
+    await e2e.slash("subscribe", topic="Alignment and RLHF")
     await e2e.slash("subscribe", topic="Toeplitz")
     await e2e.slash("subscribe", topic="quantization", user=someone)
     await e2e.slash(
-        "subscribe", topic="grokking", guild=other_guild, channel=other_guild.channels[0]
+        "subscribe",
+        topic="Grokking and emergence",
+        guild=other_guild,
+        channel=other_guild.channels[0],
     )
     mine = await e2e.slash("subscriptions")
     assert mine.ephemeral

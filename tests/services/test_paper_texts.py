@@ -21,10 +21,12 @@ from paperbot.bench.incremental import write_pages
 from paperbot.bench.search import QUERIES
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.core.models import PaperColumns
+from paperbot.core.search import pack_texts
 from paperbot.core.topics import Topic, TopicMatches
 from paperbot.services import paper_texts, workers
 from paperbot.services import topics as topics_service
 from paperbot.services.app import App, Prepared
+from paperbot.services.paper_texts import SpilledTexts
 from paperbot.storage import papers as papers_store
 from paperbot.storage import search_index as index_store
 from paperbot.storage.backend import Database
@@ -240,3 +242,52 @@ async def test_early_texts_never_asked_for_are_removed(
     app = await loaded(tmp_path / "db.sqlite3", corpus, early=True)
     await app.close()  # no prepare: the texts are dropped at close
     assert list((tmp_path / "tmp").glob("paperbot-*")) == []
+
+
+@pytest.mark.parametrize("texts", [[], [""], ["a", "低秩适配 LoRA", "", "b" * 5000]])
+def test_spilled_texts_read_back_and_are_taken_whole(texts: list[str]) -> None:
+    packed = pack_texts(texts)
+    expected = packed.copy()
+    spilled = SpilledTexts(packed)
+    del packed
+    assert list(spilled.texts) == texts
+    assert spilled.texts[1:3] == texts[1:3]
+    taken = spilled.take()
+    assert taken.dtype == np.uint8
+    assert np.array_equal(taken, expected)
+
+
+ROWS = [(3, "a", "甲"), (5, "b", "乙"), (8, "c", "丙"), (9, "", "")]
+
+
+def _part(rows: list[tuple[int, str, str]], *, ids: bool = True) -> paper_texts._Part:
+    columns = PaperColumns(
+        ids=[i for i, _, _ in rows] if ids else [],
+        titles=[t.upper() for _, t, _ in rows],
+        venues=["V"] * len(rows),
+        years=[2024] * len(rows),
+    )
+    return paper_texts._Part(columns, [t for _, t, _ in rows], [s for _, _, s in rows])
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        pytest.param([_part(ROWS)], id="one-file"),
+        pytest.param([_part(ROWS[:1]), _part(ROWS[1:])], id="a-file-per-lane"),
+        pytest.param(
+            [
+                paper_texts._Part(PaperColumns(ids=[i for i, _, _ in ROWS]), [], []),
+                _part(ROWS[:3], ids=False),
+                _part(ROWS[3:], ids=False),
+            ],
+            id="early-ids-first",
+        ),
+    ],
+)
+def test_the_topic_worker_streams_the_files_rows_in_order(
+    tmp_path: Path, parts: list[paper_texts._Part]
+) -> None:
+    files = [str(tmp_path / f"part-{i}") for i in range(len(parts))]
+    paper_texts._write_parts(parts, files)
+    assert list(paper_texts._streamed(tuple(files))) == ROWS

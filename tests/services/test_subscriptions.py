@@ -210,7 +210,8 @@ async def test_isolation_between_servers_and_users(service: SubscriptionService)
     await service.subscribe(GUILD_A, ALICE, "DPO", FIXED_NOW)
     await service.subscribe(GUILD_A, BOB, "Hyena", FIXED_NOW)
     await service.subscribe(GUILD_B, ALICE, "tokenization", FIXED_NOW)
-    assert [f.topic.key for f in await service.followed(GUILD_A, ALICE)] == ["alignment-rlhf"]
+    # An alias naming part of its topic is a keyword within it (`resolve`).
+    assert [f.topic.key for f in await service.followed(GUILD_A, ALICE)] == ["dpo"]
     assert [f.topic.key for f in await service.followed(GUILD_A, BOB)] == ["hyena"]
     assert [f.topic.key for f in await service.followed(GUILD_B, ALICE)] == ["tokenization"]
     assert await service.followed(GUILD_B, BOB) == []
@@ -304,13 +305,21 @@ def test_shipped_vocabulary_loads() -> None:
     ("texts", "expected"),
     [
         (["scaling laws"], [("Scaling laws · 缩放定律", (7,))]),
+        (["scaling laws", "缩放律"], [("Scaling laws · 缩放定律", (7,))]),
+        # The issue's own example: an alias is a keyword within its topic,
+        # and a followed topic covers it.
         (["scaling laws", "Chinchilla"], [("Scaling laws · 缩放定律", (7,))]),
         (
             ["Chinchilla", " ", "compute-optimal", "scaling-laws"],
             [("Scaling laws · 缩放定律", (7,))],
         ),
+        (["Chinchilla"], [("“Chinchilla” (keyword", (7,))]),
         (
-            ["scaling laws", "RLHF"],
+            ["缩放律", " ", "縮放定律", "scaling-laws"],
+            [("Scaling laws · 缩放定律", (7,))],
+        ),
+        (
+            ["scaling laws", "alignment and RLHF"],
             [("Scaling laws · 缩放定律", (7,)), ("Alignment and RLHF", (7,))],
         ),
     ],
@@ -344,3 +353,18 @@ async def test_server_demands_merge_synonyms_and_keywords_naming_a_topic(
     demands = await service.demands(GUILD_A)
     assert [d.topic for d in demands] == ["Scaling laws · 缩放定律"]
     assert sorted(demands[0].subscribers) == [ALICE, BOB, 1003]
+
+
+async def test_a_keyword_within_a_topic_nobody_follows_stays_narrow(
+    service: SubscriptionService,
+) -> None:
+    """The digest reads a stored alias keyword as /subscribe and the preview
+    do: DPO within alignment, not the whole topic."""
+    await service.subscribe(GUILD_A, BOB, "DPO", FIXED_NOW)
+    (dpo,) = await service.demands(GUILD_A)
+    (whole,) = await service.reader_demands(["alignment and RLHF"], 7)
+    (previewed,) = await service.reader_demands(["DPO"], 7)
+    assert dpo.topic.startswith("“DPO” (keyword")
+    assert dpo.ids == previewed.ids
+    assert 0 < len(dpo.ids) < len(whole.ids)
+    assert (await service.user_demands(BOB))[0].ids == dpo.ids

@@ -36,7 +36,7 @@ def sorted_union(a: npt.NDArray[_N], b: npt.NDArray[_N]) -> npt.NDArray[_N]:
     return distinct(np.concatenate((a, b), axis=None))
 
 
-def run_starts(sorted_values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+def run_starts(sorted_values: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.int64]:
     """Where each run of equal values starts in a sorted array (for it,
     `np.unique(sorted_values, return_index=True)[1]`)."""
     if len(sorted_values) == 0:

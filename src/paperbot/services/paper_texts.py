@@ -28,13 +28,18 @@ import pickle
 import shutil
 import tempfile
 import time
+from array import array
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+from numpy.typing import NDArray
+
 from paperbot.core.models import PaperColumns, PaperRecord
-from paperbot.core.search import build_index_arrays
-from paperbot.core.text import normalize_columns
+from paperbot.core.search import PackedTexts, iter_index_arrays
+from paperbot.core.text import fold_word, normalize_columns
 from paperbot.core.topics import Vocabulary
 from paperbot.services import search_store, topics_store, workers
 from paperbot.services.memory import release_free_memory
@@ -49,7 +54,7 @@ class SharedTexts:
     """Every live paper's id in id order; the rest (the stored columns and
     the normal form of each title and summary) is in `files`, in order."""
 
-    ids: list[int]
+    ids: Sequence[int]
     files: tuple[str, ...]
 
 
@@ -138,21 +143,27 @@ class PaperTexts:
             return None
         self._folder = early.folder
         files = await _early_files(early)
-        ids, keys = await papers.live_keys(self._db)
-        if files is None or keys != early.keys:
+        listed, keys = await papers.live_keys(self._db)
+        same = keys == early.keys
+        # Compact: a list's 100,000 ints, made while the load's objects
+        # were still alive, would pin their freed heap in this process.
+        ids = array("q", listed)
+        del listed, keys, early.keys[:]
+        if files is None or not same:
             early.discard()
             self._folder = None
             return None
         ids_file = str(Path(early.folder) / "ids")
         # `read_texts` joins parts column by column: this one holds the ids.
-        _write_parts([_Part(PaperColumns(ids=ids), [], [])], [ids_file])
+        _write_parts([_Part(PaperColumns(ids=ids.tolist()), [], [])], [ids_file])
         return SharedTexts(ids, (ids_file, *files))
 
     async def _read(self) -> SharedTexts:
         columns = await search_index.paper_columns(self._db)
         self._folder = tempfile.mkdtemp(prefix="paperbot-texts-")
+        ids = array("q", columns.ids)  # compact, as `_adopt_early`'s
         files = await _normalize_into(columns, Path(self._folder))
-        return SharedTexts(columns.ids, files)
+        return SharedTexts(ids, files)
 
     async def store_search_index(self, version: int) -> int:
         """The search index of these papers, built and stored for corpus
@@ -281,49 +292,93 @@ def read_texts(files: tuple[str, ...]) -> _Part:
 
 def store_index_from(files: tuple[str, ...], target: str, version: int) -> tuple[int, str | None]:
     """In a worker: the search index of the shared texts built (straight
-    into its stored arrays, `core.search.build_index_arrays`) and stored as
+    into its stored arrays, `core.search.iter_index_arrays`) and stored as
     corpus version `version` in the database at `target`, through a
-    connection of its own. (live papers, why storing failed or None)."""
+    connection of its own, each array written as soon as it is built and
+    let go once written: the finished arrays (~130 MB at 100,000 papers)
+    are never all held at once. (live papers, why storing failed or None)."""
     part = read_texts(files)
     columns = part.columns
-    arrays = build_index_arrays(
+    live = len(columns.ids)
+    arrays = iter_index_arrays(
         ids=columns.ids,
         titles=columns.titles,
         venues=columns.venues,
         years=columns.years,
         summaries=part.normal_summaries,
         normal_titles=part.normal_titles,
-        between=release_free_memory,  # a field's temporaries, before the next
+        between=_let_go,  # a field's temporaries, before the next
+        park=SpilledTexts,
     )
-    del part, columns
-    release_free_memory()  # all that is left is the arrays to store
-    live = len(arrays["ids"])
-    drained = ((name, arrays.pop(name)) for name in list(arrays))  # each let go once written
+    del part, columns  # the generator holds the columns it consumes
     _, problem = workers.with_own_connection(
-        target, lambda db: search_store.save(db, drained, version)
+        target, lambda db: search_store.save(db, arrays, version)
     )
     return live, problem
+
+
+class SpilledTexts:
+    """`core.search.ParkedTexts` in an anonymous temporary file: a field's
+    packed texts (~30 MB of summaries at 100,000 papers) are not in memory
+    while the postings are built (each chunk is read back as needed), only
+    again when stored, after."""
+
+    def __init__(self, packed: NDArray[np.uint8]) -> None:
+        # Closed by `take`, or when dropped: it has no name to leave behind.
+        self._file = tempfile.TemporaryFile(prefix="paperbot-index-")  # noqa: SIM115
+        packed.tofile(self._file)
+        self._file.flush()
+        fd = self._file.fileno()
+        self.texts = PackedTexts(packed, read=lambda start, end: os.pread(fd, end - start, start))
+
+    def take(self) -> NDArray[np.uint8]:
+        with self._file:
+            self._file.seek(0)
+            return np.fromfile(self._file, dtype=np.uint8)
+
+
+def _let_go() -> None:
+    """Freed memory back to the system; first, in a worker (ended after
+    its job), the stem cache's ~65,000 title words, asked for no more."""
+    fold_word.cache_clear()
+    release_free_memory()
 
 
 def topics_store_from(
     files: tuple[str, ...], vocabulary: Vocabulary, target: str, mark: tuple[int, int]
 ) -> tuple[str, str | None]:
     """In a worker: the topic corpus and matches of the shared texts, built
-    and stored there (`topics_store.build_and_store`), each normal form let
-    go as soon as its matching form is made: the corpus is then built and
-    matched without the ~40 MB of normal forms beside it."""
-    rows = _consumed(read_texts(files))
-    return topics_store.build_and_store(rows, True, vocabulary, target, mark)
+    and stored there (`topics_store.build_and_store`), read a file at a time
+    and each normal form let go as soon as its matching form is made: the
+    corpus is then built and matched without the ~40 MB of normal forms
+    beside it, and never holds more than one file's."""
+    return topics_store.build_and_store(_streamed(files), True, vocabulary, target, mark)
 
 
-def _consumed(part: _Part) -> Iterator[tuple[int, str, str]]:
-    """(id, normal title, normal summary) of each paper, each text dropped
-    from `part` once yielded."""
-    part.columns.titles.clear()  # the raw titles and venues: the corpus needs neither
-    part.columns.venues.clear()
-    ids, titles, summaries = part.columns.ids, part.normal_titles, part.normal_summaries
-    for i, paper_id in enumerate(ids):
-        yield paper_id, titles[i], summaries[i]
+def _streamed(files: tuple[str, ...]) -> Iterator[tuple[int, str, str]]:
+    """(id, normal title, normal summary) of each paper of the files
+    `normalize_to_file` wrote, in order (a file may hold ids alone:
+    `EarlyTexts`' come first), one file in memory at a time."""
+    ids: deque[int] = deque()
+    for path in files:
+        with Path(path).open("rb") as source:
+            # Written by this load's own workers into its private folder.
+            part: _Part = pickle.load(source)
+        ids.extend(part.columns.ids)
+        yield from _consumed(part, ids)
+        del part
+
+
+def _consumed(part: _Part, ids: deque[int]) -> Iterator[tuple[int, str, str]]:
+    """(id, normal title, normal summary) of each paper of `part`, the ids
+    taken from the front of `ids`, each text dropped from `part` once
+    yielded."""
+    columns = part.columns  # ids taken; the raw titles, venues, years: not needed
+    for column in (columns.ids, columns.titles, columns.venues, columns.years):
+        column.clear()
+    titles, summaries = part.normal_titles, part.normal_summaries
+    for i in range(len(titles)):
+        yield ids.popleft(), titles[i], summaries[i]
         titles[i] = summaries[i] = ""
     titles.clear()
     summaries.clear()

@@ -26,6 +26,9 @@ from paperbot.services.topics import TopicService
 from paperbot.storage import subscriptions as store
 from paperbot.storage.backend import Database
 
+TopicFollowers = tuple[Topic, Sequence[int]]
+"""A topic and who follows it, as the digest's demands are made from."""
+
 MAX_PER_USER = 25
 """Topics one user may follow in one server (also Discord's choice limit,
 so /unsubscribe's autocomplete can always offer all of them)."""
@@ -152,14 +155,13 @@ class SubscriptionService:
     async def demands(self, guild_id: int) -> list[TopicDemand]:
         """Every topic followed in the server with its subscribers and its
         matching papers (ids, scores): the digest's audience, one demand per
-        topic id (a keyword that names a vocabulary topic joins that topic)."""
+        topic id (stored keywords read as `resolve` reads them today; a
+        keyword within a topic someone in the server follows joins it)."""
         followed = []
         for group in await store.guild_topics(self.db, guild_id):
-            topic = self.topics.stored(group.kind, group.topic, group.label)
-            if topic.is_keyword:
-                topic = self.topics.vocabulary.lookup(topic.name) or topic
+            topic = self.topics.current(self.topics.stored(group.kind, group.topic, group.label))
             followed.append((topic, group.user_ids))
-        return await self._merged(followed)
+        return await self._merged(self._covered(followed))
 
     async def reader_demands(self, texts: Sequence[str], reader: int) -> list[TopicDemand]:
         """The demands of one reader following `texts` (topics or keywords),
@@ -168,21 +170,32 @@ class SubscriptionService:
         topics = [self.topics.resolve(text) for text in texts if text.strip()]
         if not topics:
             raise TopicInputError("give at least one topic, e.g. 'RLHF, MoE'")
-        return await self._merged([(topic, (reader,)) for topic in topics])
+        return await self._merged(self._covered([(topic, (reader,)) for topic in topics]))
 
     async def user_demands(self, user_id: int) -> list[TopicDemand]:
         """One reader's demands over every server they follow topics in (the
         personal digest): a topic followed in several servers, or under two
         names, counts once, with the reader as its one subscriber."""
-        followed = []
-        for sub in await store.list_subscriptions(self.db, user_id=user_id):
-            topic = self.topics.stored(sub.kind, sub.topic, sub.label)
-            if topic.is_keyword:
-                topic = self.topics.vocabulary.lookup(topic.name) or topic
-            followed.append((topic, (user_id,)))
-        return await self._merged(followed)
+        topics = [
+            self.topics.current(self.topics.stored(sub.kind, sub.topic, sub.label))
+            for sub in await store.list_subscriptions(self.db, user_id=user_id)
+        ]
+        return await self._merged(self._covered([(topic, (user_id,)) for topic in topics]))
 
-    async def _merged(self, followed: Sequence[tuple[Topic, Sequence[int]]]) -> list[TopicDemand]:
+    def _covered(self, followed: Sequence[TopicFollowers]) -> list[TopicFollowers]:
+        """Keywords within a followed topic joined to it: "scaling laws" and
+        "Chinchilla" (an alias, so a keyword within the topic, `resolve`)
+        are one demand, for one reader as for a server. A keyword whose
+        topic nobody follows stays as narrow as typed."""
+        whole = {topic.key: topic for topic, _ in followed if not topic.is_keyword}
+
+        def joined(topic: Topic) -> Topic:
+            parent = self.topics.within(topic)
+            return whole.get(parent.key, topic) if parent is not None else topic
+
+        return [(joined(topic), users) for topic, users in followed]
+
+    async def _merged(self, followed: Sequence[TopicFollowers]) -> list[TopicDemand]:
         """One demand per topic id, with the union of its followers."""
         by_id: dict[tuple[str, str], tuple[Topic, dict[int, None]]] = {}
         for topic, users in followed:

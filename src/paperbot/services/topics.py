@@ -28,6 +28,7 @@ from paperbot.core.topics import (
     Coverage,
     Topic,
     TopicCorpus,
+    TopicInputError,
     TopicKind,
     TopicMatches,
     Vocabulary,
@@ -127,6 +128,21 @@ class TopicService:
         if kind == "keyword":
             return Topic("keyword", key, label)
         return self.vocabulary.get(key) or Topic("topic", key, label or key)
+
+    def current(self, topic: Topic) -> Topic:
+        """A stored keyword read as `resolve` reads its text today (the
+        vocabulary may have grown), so the digest matches it as /subscribe does."""
+        if not topic.is_keyword:
+            return topic
+        try:
+            return self.resolve(topic.name)
+        except TopicInputError:
+            return topic
+
+    def within(self, topic: Topic) -> Topic | None:
+        """The vocabulary topic a keyword says an alias of (`resolve` keys
+        such a keyword by a term of it), else None."""
+        return self.vocabulary.lookup(topic.key) if topic.is_keyword else None
 
     def is_retired(self, topic: Topic) -> bool:
         return not topic.is_keyword and self.vocabulary.get(topic.key) is None

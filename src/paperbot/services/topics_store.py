@@ -41,7 +41,7 @@ from paperbot.core.topics import (
     with_part,
 )
 from paperbot.services import search_store
-from paperbot.services.memory import release_free_memory
+from paperbot.services.memory import hand_back_large_blocks, release_free_memory
 from paperbot.services.workers import with_own_connection
 from paperbot.storage import index_segments, papers, search_index
 from paperbot.storage.backend import Database
@@ -84,6 +84,7 @@ def build_and_store(
     own, an array at a time, so they never cross back to the loading
     process. ("built", or "skipped" when another load changed the corpus
     meanwhile: the next start builds; why storing failed, or None)."""
+    hand_back_large_blocks()
     corpus = build_corpus(rows, normal)
     # The build's and the matching's freed heap handed back (~70 MB at
     # 100,000 papers): this process lives on beside the search index's.

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paperbot.core.models import PaperColumns
-from paperbot.storage.backend import Database
+from paperbot.storage.backend import Database, Transaction
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,15 +82,23 @@ async def save_index(
         for name, array in items:
             if _PART_SEP in name:
                 raise ValueError(f"array name must not contain {_PART_SEP!r}: {name}")
-            for i, part in enumerate(_parts(array)):
-                row_name = prefix + (name if i == 0 else f"{name}{_PART_SEP}{i}")
-                shape = json.dumps(list(part.shape))
-                # A view, not a copy: the arrays can be tens of megabytes.
-                data = part.data.cast("B")
-                await conn.execute(
-                    sql, (row_name, corpus_version, format, part.dtype.str, shape, data)
-                )
+            # In a function of its own: no loop variable keeps the array's
+            # last part (the array itself, when small) while a lazy
+            # `arrays` builds the next one.
+            await _insert_parts(conn, sql, prefix + name, array, (corpus_version, format))
             del array
+
+
+async def _insert_parts(
+    conn: Transaction, sql: str, row_name: str, array: NDArray[Any], stamp: tuple[int, int]
+) -> None:
+    """One array's rows (`_parts`), the first named `row_name`."""
+    for i, part in enumerate(_parts(array)):
+        name = row_name if i == 0 else f"{row_name}{_PART_SEP}{i}"
+        shape = json.dumps(list(part.shape))
+        # A view, not a copy: the arrays can be tens of megabytes.
+        data = part.data.cast("B")
+        await conn.execute(sql, (name, *stamp, part.dtype.str, shape, data))
 
 
 async def stored_version(db: Database, scope: str = "index") -> tuple[int, int] | None:

@@ -27,11 +27,11 @@ from paperbot.core.search._append import append_papers, update_papers
 from paperbot.core.search._build import (
     build_field,
     build_index,
-    build_index_arrays,
     build_index_columns,
     common_cjk_chars,
     title_acronyms,
 )
+from paperbot.core.search._build_arrays import build_index_arrays, iter_index_arrays
 from paperbot.core.search._common import (
     COUNT_ARRAYS,
     char_counts,
@@ -40,6 +40,7 @@ from paperbot.core.search._common import (
     packed_char_counts,
     segment_char_counts,
 )
+from paperbot.core.search._cut import COMMON_CHAR
 from paperbot.core.search._dictionary import (
     dictionary_translation,
     english_translation,
@@ -70,6 +71,7 @@ from paperbot.core.search._query import (
     bilingual_table,
     concept_translations,
     expand_terms,
+    is_rare_char,
     parse_query,
 )
 from paperbot.core.search._rank import rank, suggest_titles
@@ -86,6 +88,7 @@ from paperbot.core.search._segment import corpus_word_counts, split_unknown_runs
 from paperbot.core.search._weights import (
     ALTERNATIVE,
     CANDIDATES,
+    CHAR_FACTOR,
     FUSION_MIN_TERMS,
     FUSION_WEIGHT,
     LONG_QUERY_ALTERNATIVE,
@@ -97,6 +100,8 @@ from paperbot.core.search._words import FUNCTION_WORDS, STOP_WORDS
 __all__ = [
     "ALTERNATIVE",
     "CANDIDATES",
+    "CHAR_FACTOR",
+    "COMMON_CHAR",
     "COUNT_ARRAYS",
     "EMPTY_RANKING",
     "FUNCTION_WORDS",
@@ -140,7 +145,9 @@ __all__ = [
     "fuse_ranks",
     "fused_order",
     "general_idf",
+    "is_rare_char",
     "iter_arrays",
+    "iter_index_arrays",
     "keeps_common",
     "load_dictionary",
     "pack_texts",

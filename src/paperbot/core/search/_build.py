@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,7 +19,6 @@ from paperbot.core.search._grams import (
     word_grams,
 )
 from paperbot.core.search._index import FieldIndex, SearchIndex
-from paperbot.core.search._persist import PackedTexts, pack_texts
 from paperbot.core.search._weights import COMMON_DF
 from paperbot.core.text import normalize, normalize_bulk
 
@@ -90,51 +88,6 @@ def build_index_columns(
     )
 
 
-def build_index_arrays(
-    *,
-    ids: list[int],
-    titles: list[str],
-    venues: list[str],
-    years: list[int],
-    summaries: list[str],
-    normal_titles: list[str],
-    between: Callable[[], object] = lambda: None,
-) -> dict[str, NDArray[Any]]:
-    """`to_arrays(build_index_columns(...))` of papers whose summaries and
-    titles are normalised already (a load's), holding less on the way:
-    every list given is consumed (emptied) into arrays, the texts packed
-    before any postings are built, and each field indexed from its packed
-    form (`PackedTexts`), so no string of the papers is held while the
-    postings are. `between` is called once the strings are let go and after
-    each field (the caller hands freed memory back to the system)."""
-    venue_names = tuple(sorted(set(venues)))
-    venue_code = {v: i for i, v in enumerate(venue_names)}
-    arrays: dict[str, NDArray[Any]] = {
-        "ids": np.array(ids, dtype=np.int64),
-        "years": np.array(years, dtype=np.int32),
-        "venue_codes": np.array([venue_code[v] for v in venues], dtype=np.int32),
-        "venues": pack_texts(venue_names),
-    }
-    title_texts = [_title_text(t, n) for t, n in zip(titles, normal_titles, strict=True)]
-    for column in (ids, years, venues, titles, normal_titles):
-        column.clear()
-    arrays["titles"] = pack_texts(title_texts, consume=True)
-    arrays["summaries"] = pack_texts(summaries, consume=True)
-    title_texts.clear()
-    summaries.clear()
-    between()
-    for name, texts in (("title", "titles"), ("summary", "summaries")):
-        field = build_field(PackedTexts(arrays[texts]))
-        arrays[f"{name}_keys"] = field.keys
-        arrays[f"{name}_indptr"] = field.indptr
-        arrays[f"{name}_docs"] = field.docs
-        arrays[f"{name}_common"] = field.common
-        del field
-        between()
-    arrays["dead"] = np.zeros(0, dtype=np.int64)
-    return arrays
-
-
 def _reuse_positions(previous: SearchIndex | None, ids: Sequence[int]) -> list[int]:
     """Per new paper its position in the previous index, or -1."""
     if previous is None or previous.size == 0 or not ids:
@@ -197,7 +150,10 @@ _normalize_bulk = normalize_bulk
 
 
 def build_field(
-    texts: Sequence[str], chunk: int = 1024, common_cps: NDArray[np.int64] | None = None
+    texts: Sequence[str],
+    chunk: int = 1024,
+    common_cps: NDArray[np.int64] | None = None,
+    between: Callable[[], object] = lambda: None,
 ) -> FieldIndex:
     """Vectorised build in two passes over chunks of texts, like a counting
     sort: the first counts each gram's papers, the second writes every
@@ -211,7 +167,8 @@ def build_field(
     (的, 模, 数: half of all postings) are dropped; their keys are kept in
     `common` so a one-character query for one of them scans instead
     (`common_cps` gives that set instead of counting it: an appended part
-    must drop the unigrams its whole index drops).
+    must drop the unigrams its whole index drops). `between` is called
+    between the passes, once the first one's temporaries are let go.
     """
     n = len(texts)
     if n == 0:
@@ -224,6 +181,7 @@ def build_field(
     words = _WordGrams()
     keys, df = _vocabulary(texts, chunk, doc_bits, common_cps, words)
     words.keys.clear()  # pass 2 takes every chunk's word grams from pass 1
+    between()
     indptr = np.zeros(len(keys) + 1, dtype=np.int64)
     np.cumsum(df, out=indptr[1:])
     # Pass 2: each chunk's papers into their grams' slots, in paper order.
@@ -340,7 +298,7 @@ def cjk_doc_counts(texts: Sequence[str], batch: int = 4096) -> NDArray[np.int64]
         cjk = cjk_mask(cp)
         pairs = (doc[cjk] << CJK_BITS) | (cp[cjk].astype(np.int64) & ((1 << CJK_BITS) - 1))
         pairs.sort()
-        pairs = pairs[np.r_[True, pairs[1:] != pairs[:-1]]] if len(pairs) else pairs
+        pairs = pairs[run_starts(pairs)]
         df += np.bincount(pairs & ((1 << CJK_BITS) - 1), minlength=1 << CJK_BITS)
     return df
 

@@ -34,6 +34,10 @@ MAX_PIECE = 4
 FRAGMENT_SHARE = 0.8
 
 WordCount = Callable[[str], int]
+# What a `WordCount` gives a character too common to name anything alone
+# (的, 用, 会: in more than some 5% of the summaries, IDF below `IDF_FULL`;
+# `_segment`): no count is kept of it, only that it is commoner than a word.
+COMMON_CHAR = 1 << 62
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,8 @@ dictionary gives that the summaries use (in `MIN_PIECE_DF` of them), the
 commonest of those. It counts as an alias (`ALTERNATIVE`), below a
 concept's translation. The other way, a Chinese query word no alias names
 gets the English word of its first sense that the papers use (思维 ->
-thought, for `Tree of Thoughts`).
+thought, for `Tree of Thoughts`), a lone character too (树 -> tree: the
+dictionary keeps a character's first sense only).
 """
 
 from __future__ import annotations
@@ -88,7 +89,9 @@ def dictionary_translation(word: str, count: WordCount) -> str | None:
         return None
     table = _table()
     for form in _forms(word):
-        found = _most_used(table.get(fold_word(form), ()), count)
+        # Never one character: 树 is also a piece of 决策树 (decision tree).
+        words = [pair for pair in table.get(fold_word(form), ()) if len(pair[1]) > 1]
+        found = _most_used(words, count)
         if found is not None:
             return found
     return None
@@ -97,7 +100,8 @@ def dictionary_translation(word: str, count: WordCount) -> str | None:
 def english_translation(word: str, count: WordCount) -> str | None:
     """The English word translating a Chinese query word (思维 -> thought),
     or None: the first sense the papers use (in `MIN_PIECE_DF` of them,
-    title or summary), the commonest of those, never a grammar word."""
+    title or summary; one, for a character), the commonest of those, never
+    a grammar word."""
     if word in GENERIC_WORDS or is_question_word(word):
         return None
     pairs = [
@@ -107,12 +111,16 @@ def english_translation(word: str, count: WordCount) -> str | None:
         and english not in GENERIC_WORDS
         and not is_question_word(english)
     ]
-    return _most_used(pairs, count)
+    # A character has its first sense only (`scripts/english_chinese.py`):
+    # no sense to choose, so one paper saying it is enough.
+    return _most_used(pairs, count, 1 if len(word) == 1 else MIN_PIECE_DF)
 
 
-def _most_used(pairs: Iterable[tuple[int, str]], count: WordCount) -> str | None:
-    """Of (gloss position, word) pairs, the first sense the corpus uses,
-    the commonest of those."""
+def _most_used(
+    pairs: Iterable[tuple[int, str]], count: WordCount, least: int = MIN_PIECE_DF
+) -> str | None:
+    """Of (gloss position, word) pairs, the first sense the corpus uses (in
+    `least` papers), the commonest of those."""
     counted = [(position, -count(word), word) for position, word in pairs]
-    used = [item for item in counted if -item[1] >= MIN_PIECE_DF]
+    used = [item for item in counted if -item[1] >= least]
     return min(used)[2] if used else None

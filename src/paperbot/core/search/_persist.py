@@ -4,7 +4,7 @@ packed as UTF-8 byte arrays). The storage layer writes and reads them."""
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -113,8 +113,14 @@ class PackedTexts(Sequence[str]):
     indexes a field from its packed form, decoding one chunk at a time,
     without every text held as a string beside its postings."""
 
-    def __init__(self, packed: NDArray[np.uint8]) -> None:
-        self._packed = packed
+    def __init__(
+        self, packed: NDArray[np.uint8], read: Callable[[int, int], bytes] | None = None
+    ) -> None:
+        """With `read` (the bytes from one offset of `packed` to another,
+        from wherever the caller keeps them), `packed` is read once here
+        to find where each text starts and is not kept."""
+        self._packed = packed if read is None else np.zeros(0, dtype=np.uint8)
+        self._read = read
         if packed[:1].tobytes() != b"1":
             self._starts = self._ends = np.zeros(0, dtype=np.int64)
             return
@@ -149,8 +155,9 @@ class PackedTexts(Sequence[str]):
         return self._decode(positions.start, len(positions))
 
     def _decode(self, first: int, count: int) -> list[str]:
-        data = self._packed[self._starts[first] : self._ends[first + count - 1]]
-        text, _ = codecs.utf_8_decode(data.tobytes(), "strict", True)
+        start, end = int(self._starts[first]), int(self._ends[first + count - 1])
+        data = self._packed[start:end].tobytes() if self._read is None else self._read(start, end)
+        text, _ = codecs.utf_8_decode(data, "strict", True)
         return text.split(_TEXT_SEP)
 
 

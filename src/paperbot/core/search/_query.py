@@ -12,10 +12,11 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from paperbot.core.search._cut import Piece, WordCount, cut_run
+from paperbot.core.search._cut import COMMON_CHAR, MIN_PIECE_DF, Piece, WordCount, cut_run
 from paperbot.core.search._dictionary import dictionary_translation, english_translation
 from paperbot.core.search._weights import (
     ALTERNATIVE,
+    CHAR_FACTOR,
     LONG_QUERY_ALTERNATIVE,
     LONG_QUERY_TERMS,
     LONG_QUERY_TRANSLATION,
@@ -66,6 +67,9 @@ class Term:
     # topic's other aliases name a broader one, so they count more.
     translations: frozenset[str] = frozenset()
     translation_weight: float = TRANSLATION
+    # Scales the term's weight in the query: a lone character the cut left
+    # over (思维 + 树) is kept, but says less than a word (`CHAR_FACTOR`).
+    weight_factor: float = 1.0
 
     def weight_of(self, alternative: str) -> float:
         """What a match of this alternative counts, at most, of a direct one."""
@@ -237,7 +241,7 @@ def expand_terms(
         key=lambda item: (-len(item[1]), item[1]),
     )
     single = {key for toks, key in alias_tokens if len(toks) == 1 and is_cjk_run(key)}
-    pieces = _split_cjk_runs(list(words), single, word_count)
+    pieces, chars = _split_cjk_runs(list(words), single, word_count)
     terms: list[Term] = []
     i = 0
     while i < len(pieces):
@@ -249,7 +253,8 @@ def expand_terms(
                 i += len(toks)
                 break
         else:
-            terms.append(_with_dictionary(pieces[i], word_count))
+            term = _with_dictionary(pieces[i], word_count)
+            terms.append(replace(term, weight_factor=CHAR_FACTOR) if i in chars else term)
             i += 1
     return tuple(terms)
 
@@ -261,7 +266,7 @@ def _with_dictionary(word: str, word_count: WordCount | None) -> Term:
     if word_count is None:
         return Term(word)
     if is_cjk_run(word):
-        found = english_translation(word, word_count) if len(word) > 1 else None
+        found = english_translation(word, word_count)
     else:
         found = dictionary_translation(word, word_count)
     return Term(word, (found,)) if found else Term(word)
@@ -318,11 +323,15 @@ def _cross_script(key: str, aliases: Sequence[str], first: Collection[str] = ())
 
 def _split_cjk_runs(
     words: list[str], cjk_aliases: Collection[str], count: WordCount | None
-) -> list[str]:
-    """CJK runs cut into aliases and corpus words (`_cut.cut_run`); with
-    corpus counts, a character no known word covers is dropped (用, 的:
-    grammar) unless the run holds no known word at all."""
+) -> tuple[list[str], set[int]]:
+    """CJK runs cut into aliases and corpus words (`_cut.cut_run`), and the
+    positions of the lone characters the cut left over and kept. With
+    corpus counts, a leftover character is dropped when it is grammar (用,
+    的: common characters) and kept when the summaries use it as
+    a rare one or translates it (树 of 思维树: `is_rare_char`), unless the
+    run holds no known word at all."""
     out: list[str] = []
+    chars: set[int] = set()
     for word in words:
         if not is_cjk_run(word) or len(word) < 2:
             out.append(word)
@@ -331,22 +340,42 @@ def _split_cjk_runs(
         if not any(p.known for p in pieces):
             out.append(word)
             continue
-        out.extend(_joined_leftovers(pieces, drop_single=count is not None))
-    return out
+        for text, lone in _joined_leftovers(pieces, count):
+            if lone:
+                chars.add(len(out))
+            out.append(text)
+    return out, chars
 
 
-def _joined_leftovers(pieces: Sequence[Piece], *, drop_single: bool) -> list[str]:
+def _joined_leftovers(pieces: Sequence[Piece], count: WordCount | None) -> list[tuple[str, bool]]:
     """The pieces' texts, consecutive uncovered characters joined into one
-    piece (大 + 会出现 stay as they were left between aliases)."""
-    out: list[str] = []
+    piece (大 + 会出现 stay as they were left between aliases), each with
+    whether it is a lone leftover character; with corpus counts, one that
+    is no rare character (`is_rare_char`) is dropped."""
+    out: list[tuple[str, bool]] = []
     leftover = ""
     for piece in [*pieces, Piece("")]:
         if not piece.known:
             leftover += piece.text
             continue
-        if leftover and not (drop_single and len(leftover) == 1):
-            out.append(leftover)
+        if len(leftover) == 1 and count is not None:
+            if is_rare_char(leftover, count):
+                out.append((leftover, True))
+        elif leftover:
+            out.append((leftover, False))
         leftover = ""
         if piece.text:
-            out.append(piece.text)
+            out.append((piece.text, False))
     return out
+
+
+def is_rare_char(char: str, count: WordCount) -> bool:
+    """A lone character worth a term: no particle, not common in the
+    summaries (`COMMON_CHAR`), and either held by some of them or
+    translated by the dictionary into a word the papers use (树 -> tree)."""
+    if char in CJK_PARTICLES:
+        return False
+    df = count(char)
+    if df >= COMMON_CHAR:
+        return False
+    return df >= MIN_PIECE_DF or english_translation(char, count) is not None

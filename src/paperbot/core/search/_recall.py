@@ -121,7 +121,7 @@ def term_weight(term: Term, idf: float) -> float:
     word, even where few titles say it); generic words (model, 方法) and
     question words left in a query count a fifth of that."""
     idf = english_idf(idf, general_idf(term.text))
-    weight = idf * min(1.0, idf / IDF_FULL)
+    weight = idf * min(1.0, idf / IDF_FULL) * term.weight_factor
     if term.text in GENERIC_WORDS or is_question_word(term.text):
         weight *= GENERIC_FACTOR
     return max(weight, MIN_TERM_WEIGHT)

@@ -12,15 +12,17 @@ together) and the cut of runs still unknown at rank time.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
 
-from paperbot.core.search._cut import MIN_PIECE_DF, WordCount, cut_run
-from paperbot.core.search._grams import BIGRAM, CJK_BITS, TAG_SHIFT, word_key
+from paperbot.core.search._cut import COMMON_CHAR, MIN_PIECE_DF, WordCount, cut_run
+from paperbot.core.search._grams import BIGRAM, CJK_BITS, TAG_SHIFT, UNIGRAM, word_key
 from paperbot.core.search._index import SearchIndex
 from paperbot.core.search._query import Term
+from paperbot.core.search._weights import IDF_FULL
 from paperbot.core.search._words import CJK_PARTICLES, is_question_word
 from paperbot.core.text import is_cjk_run
 
@@ -57,9 +59,11 @@ def is_grammar(word: str) -> bool:
 
 
 def corpus_word_counts(index: SearchIndex) -> WordCount:
-    """In how many summaries a Chinese n-gram occurs, or in how many papers
-    (title or summary) a Latin word (`_Counts.df`; 0 under `MIN_PIECE_DF`,
-    where the count decides nothing), remembered for the one query it serves."""
+    """In how many summaries a Chinese n-gram or a rare character occurs
+    (a common one counts `COMMON_CHAR`), or in how many papers
+    (title or summary) a Latin word (`_Counts.df`; a Chinese n-gram counts 0
+    under `MIN_PIECE_DF`, where the count decides nothing), remembered for
+    the one query it serves."""
     return _Counts(index).df
 
 
@@ -80,6 +84,8 @@ class _Counts:
     def _count(self, gram: str) -> int:
         if gram.isascii() and gram.isalpha():
             return self._papers_saying(gram)
+        if len(gram) == 1 and is_cjk_run(gram):
+            return self._char_count(gram)
         if len(gram) < 2 or not is_cjk_run(gram):
             return 0
         rarest: NDArray[np.int32] | None = None
@@ -99,6 +105,21 @@ class _Counts:
         held = sum(gram in summaries[d] for d in sample)
         return round(held * len(rarest) / len(sample))
 
+    def _char_count(self, char: str) -> int:
+        """Summaries holding a character, read off its unigram postings;
+        `COMMON_CHAR` for one in more than a rare word's share of them (its
+        IDF below `IDF_FULL`: about 5%; beyond `COMMON_DF` its unigrams are
+        not even indexed), which alone is grammar or a piece of many words."""
+        field = self._index.summary
+        key = np.array([(UNIGRAM << TAG_SHIFT) | ord(char)], dtype=np.int64)
+        if field.is_common(int(key[0])):
+            return COMMON_CHAR
+        pos = int(field.lookup(key)[0])
+        found = int(field.indptr[pos + 1] - field.indptr[pos]) if pos >= 0 else 0
+        if found > self._index.size / math.expm1(IDF_FULL):
+            return COMMON_CHAR
+        return found if found >= MIN_PIECE_DF else 0
+
     def _papers_saying(self, word: str) -> int:
         """Live papers whose title or summary holds the (stemmed) Latin
         word (a paper saying it in both counts twice)."""
@@ -111,7 +132,7 @@ class _Counts:
                 docs = field.docs[field.indptr[pos] : field.indptr[pos + 1]]
                 # Removed or changed papers say nothing any more.
                 total += len(docs) - (int(np.isin(docs, dead).sum()) if len(dead) else 0)
-        return total if total >= MIN_PIECE_DF else 0
+        return total
 
     def _postings(self, a: str, b: str) -> NDArray[np.int32]:
         field = self._index.summary

@@ -22,6 +22,10 @@ IDF_FULL = 3.0
 ABSTRACT_WORDS = 250
 # Generic words (model, 方法) and question words kept in a query.
 GENERIC_FACTOR = 0.2
+# A lone Chinese character a query's cut leaves over (树 of 思维树) is kept
+# when rare, at this share of its weight: one character is ambiguous (树 is
+# also in 决策树, decision tree) where a word is not.
+CHAR_FACTOR = 0.5
 MIN_TERM_WEIGHT = 0.02
 # Stage-1 candidates that stage 2 re-ranks.
 CANDIDATES = 100

@@ -62,11 +62,8 @@ from paperbot.core.topics._matching import (
     TOPIC_LEAD_WEIGHT,
     TOPIC_SUMMARY_WEIGHT,
     TOPIC_TITLE_WEIGHT,
-    TYPO_MIN_LENGTH,
-    TYPO_QUALITY,
     TopicMatches,
     explain,
-    is_typo_of,
     match_topic,
     score_paper,
 )
@@ -80,6 +77,7 @@ from paperbot.core.topics._persist import (
     stored_mark,
     vocabulary_fingerprint,
 )
+from paperbot.core.topics._typed import TYPO_MIN_LENGTH, TYPO_QUALITY, is_typo_of
 from paperbot.core.topics._vocabulary import (
     TOPIC_TEXT_MAX,
     Concept,

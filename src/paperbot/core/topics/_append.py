@@ -39,7 +39,14 @@ from dataclasses import replace
 import numpy as np
 
 from paperbot.core.arrays import sorted_union
-from paperbot.core.topics._corpus import FieldIndex, IntArray, PosArray, TopicCorpus, build_corpus
+from paperbot.core.topics._corpus import (
+    FieldIndex,
+    IntArray,
+    PosArray,
+    Postings,
+    TopicCorpus,
+    build_corpus,
+)
 from paperbot.core.topics._matching import NEAR_LIMIT, TopicMatches, match_topic
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
@@ -114,15 +121,29 @@ def _append_field(old: FieldIndex, part: FieldIndex, offset: np.int32) -> FieldI
     )
 
 
-def _merge_postings(
-    old: dict[str, PosArray], part: dict[str, PosArray], offset: np.int32
-) -> dict[str, PosArray]:
-    merged = dict(old)  # the old arrays are shared, not copied
-    for key, positions in part.items():
-        shifted = positions + offset
-        before = merged.get(key)
-        merged[key] = shifted if before is None else np.concatenate([before, shifted])
-    return merged
+def _merge_postings(old: Postings, part: Postings, offset: np.int32) -> Postings:
+    """`old` with `part`'s positions (shifted by `offset`, after every old
+    one) after each key's old ones, and `part`'s new keys after the old
+    keys, in its order: one copy of the positions."""
+    slots = np.fromiter(
+        (len(old) if at is None else at for at in map(old.slot, part)), np.int64, len(part)
+    )
+    new = [key for key in part if key not in old]
+    slots[slots == len(old)] = len(old) + np.arange(len(new))
+    lengths = np.diff(part.indptr)
+    counts = np.zeros(len(old) + len(new), dtype=np.int64)
+    counts[: len(old)] = np.diff(old.indptr)
+    counts[slots] += lengths
+    indptr = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    # Each part position goes in at the end of its key's old ones (new keys:
+    # at the end), by key in their new order (`np.insert` keeps the order
+    # of values going to one place: the last old key's and new keys').
+    ends = np.r_[old.indptr[1:], np.full(len(new), len(old.docs), dtype=np.int64)]
+    held = np.repeat(slots, lengths)
+    order = np.argsort(held, kind="stable")
+    docs = np.insert(old.docs, ends[held[order]], part.docs[order] + offset)
+    return Postings([*old, *new], indptr, docs.astype(np.int32, copy=False))
 
 
 def extend_matches(

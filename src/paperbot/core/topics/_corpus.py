@@ -8,7 +8,8 @@ each with one substring test.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from paperbot.core.arrays import distinct
+from paperbot.core.arrays import distinct, run_starts
 from paperbot.core.topics._keys import LATIN_LAST, Documents
 
 IntArray = npt.NDArray[np.int64]
@@ -27,13 +28,54 @@ FloatArray = npt.NDArray[np.float64]
 FIELDS = ("title", "summary")
 
 
+class Postings(Mapping[str, PosArray]):
+    """Key -> ascending positions, every key's in one array (`docs`, the
+    keys' in turn; `indptr`: where each starts, and the end): a list is a
+    view made when asked for, not an array object per key (at 100,000
+    papers ~100,000 title words, most in one title)."""
+
+    __slots__ = ("_at", "docs", "indptr")
+
+    def __init__(self, keys: Iterable[str], indptr: IntArray, docs: PosArray) -> None:
+        self._at = {key: at for at, key in enumerate(keys)}
+        if len(indptr) != len(self._at) + 1 or int(indptr[-1]) != len(docs):
+            raise ValueError("postings disagree with their keys")
+        self.indptr = indptr
+        self.docs = docs
+
+    @classmethod
+    def empty(cls) -> Postings:
+        return cls((), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32))
+
+    def __getitem__(self, key: str) -> PosArray:
+        at = self._at[key]
+        return self.docs[self.indptr[at] : self.indptr[at + 1]]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        at = self._at.get(key)
+        return default if at is None else self.docs[self.indptr[at] : self.indptr[at + 1]]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._at
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._at)
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    def slot(self, key: str) -> int | None:
+        """The key's place among the keys, or None."""
+        return self._at.get(key)
+
+
 @dataclass(frozen=True)
 class FieldIndex:
     """One field (title or summary) of every paper, ready for matching."""
 
     docs: tuple[str, ...]
-    word_postings: dict[str, PosArray]
-    char_postings: dict[str, PosArray]
+    word_postings: Postings
+    char_postings: Postings
     words: tuple[str, ...]
     """Distinct folded Latin words, for finding misspellings."""
 
@@ -59,10 +101,9 @@ class TopicCorpus:
 _BATCH = 4096
 """Papers whose keys are made together."""
 _DOC_BITS = 11
+"""Bits of a document within a chunk: with a code point's 21 bits, 32."""
 _CHUNK_LIMIT = 1 << _DOC_BITS
 _DOC_MASK = _CHUNK_LIMIT - 1
-_CODES = 0x110000
-"""Every Unicode code point (21 bits): with 11 bits of document, 32."""
 
 
 def build_corpus(papers: Iterable[tuple[int, str, str]], normal: bool = False) -> TopicCorpus:
@@ -87,96 +128,119 @@ def build_corpus(papers: Iterable[tuple[int, str, str]], normal: bool = False) -
     )
 
 
+class _Numbering(dict[str, int]):
+    """Words numbered in order of first use: a new word takes the next
+    number when first looked up (`__missing__`, a Python call per distinct
+    word only)."""
+
+    def __missing__(self, word: str) -> int:
+        number = self[word] = len(self)
+        return number
+
+
 def _build_field(docs: list[str], latin: set[str]) -> FieldIndex:
     # Every paper's distinct Latin words (`latin`: every Latin word of the
-    # keys), then numbered in order of first use by C-level dict and map
-    # calls (not a Python call per word).
-    flat: list[str] = []
-    word_counts: list[int] = []
+    # keys), numbered in order of first use by C-level set, map and array
+    # calls (not a Python call per word). Only the numbers are kept: a list
+    # of the split words would hold a string per word of every paper
+    # (~60 MB of titles' at 100,000 papers).
+    numbers = _Numbering()
+    keys = array("i")
+    word_counts = array("i")
     for doc in docs:
         found = latin.intersection(doc.split())
-        flat += found
+        keys.extend(map(numbers.__getitem__, found))
         word_counts.append(len(found))
-    words = list(dict.fromkeys(flat))
-    word_ids = dict(zip(words, range(len(words)), strict=True))
-    keys = np.fromiter(map(word_ids.__getitem__, flat), dtype=np.int32, count=len(flat))
-    del flat, word_ids
+    words = list(numbers)
+    del numbers
+    # Numbered in order of first use: the keys of the postings in that order.
     positions = np.arange(len(docs), dtype=np.int32)
-    word_postings = _postings(keys, np.repeat(positions, word_counts))
+    held = np.repeat(positions, np.frombuffer(word_counts, np.int32))
+    word_postings = Postings(words, *_postings(np.frombuffer(keys, np.int32), held, len(words)))
+    del keys, word_counts, held
     return FieldIndex(
         docs=tuple(docs),
-        word_postings={words[k]: v for k, v in word_postings.items()},
-        char_postings={chr(k): v for k, v in _char_postings(docs).items()},
+        word_postings=word_postings,
+        char_postings=_char_postings(docs),
         words=tuple(words),
     )
 
 
-def _char_postings(docs: list[str], chunk: int = 2048) -> dict[int, PosArray]:
+def _char_postings(docs: list[str], chunk: int = 2048) -> Postings:
     """CJK character -> ascending positions of the documents holding it,
     over code points a chunk of documents at a time (a key holds only Latin
     words, CJK runs and spaces: every character above `LATIN_LAST` is CJK).
 
-    A counting sort: each chunk's distinct (code, document) pairs packed in
-    4 bytes (21 bits of code point, 11 of document within the chunk), every
-    code's count summed, then each chunk's pairs put in their place in one
-    array of positions. At 100,000 papers (7 million pairs) this holds half
-    the memory one global sort of 8-byte pairs needs."""
+    A counting sort: each chunk's distinct (code, document) pairs, sorted,
+    kept as the chunk's codes with their counts and the documents in 2
+    bytes each; then every code's place in one array of positions, and each
+    chunk's documents put there, the chunk let go once placed. At 100,000
+    papers (7 million pairs) the chunks hold 14 MB beside the 28 MB of
+    positions."""
     if chunk > _CHUNK_LIMIT:
         raise ValueError(f"chunks of at most {_CHUNK_LIMIT} documents")
-    counts = np.zeros(_CODES, dtype=np.int64)
-    parts: list[npt.NDArray[np.uint32]] = []
-    for start in range(0, len(docs), chunk):
-        part = docs[start : start + chunk]
-        codes = np.frombuffer("\n".join(part).encode("utf-32-le"), dtype=np.uint32)
-        lengths = np.fromiter((len(d) + 1 for d in part), dtype=np.int64, count=len(part))
-        local = np.repeat(np.arange(len(part), dtype=np.uint32), lengths)[: len(codes)]
-        cjk = codes > ord(LATIN_LAST)
-        pairs = (codes[cjk] << _DOC_BITS) | local[cjk]
-        packed = distinct(pairs.astype(np.uint32, copy=False))
-        counts += np.bincount(packed >> _DOC_BITS, minlength=_CODES)
-        parts.append(packed)
-    ends = np.cumsum(counts)
-    cursor = ends - counts
-    present = np.flatnonzero(counts)
-    bounds = list(
-        zip(present.tolist(), cursor[present].tolist(), ends[present].tolist(), strict=True)
-    )
-    positions = np.empty(int(ends[-1]), dtype=np.int32)
+    parts = [_chunk_pairs(docs[start : start + chunk]) for start in range(0, len(docs), chunk)]
+    codes = distinct(np.concatenate([np.zeros(0, np.int32), *(codes for codes, _, _ in parts)]))
+    counts = np.zeros(len(codes), dtype=np.int64)
+    for part_codes, runs, _ in parts:
+        counts[np.searchsorted(codes, part_codes)] += runs  # a chunk's codes are distinct
+    indptr = np.zeros(len(codes) + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    cursor = indptr[:-1].copy()
+    positions = np.empty(int(indptr[-1]), dtype=np.int32)
     parts.reverse()
     start = 0
     while parts:
-        _place(parts.pop(), start, positions, cursor)  # each part freed once placed
+        _place(parts.pop(), codes, start, positions, cursor)  # each part freed once placed
         start += chunk
-    return {code: positions[s:e] for code, s, e in bounds}
+    return Postings(map(chr, codes.tolist()), indptr, positions)
+
+
+_Pairs = tuple[npt.NDArray[np.int32], IntArray, npt.NDArray[np.uint16]]
+"""A chunk's distinct (code, document) pairs, by code then document: its
+distinct codes ascending, how many documents hold each, and those
+documents (within the chunk), code after code."""
+
+
+def _chunk_pairs(part: list[str]) -> _Pairs:
+    codes = np.frombuffer("\n".join(part).encode("utf-32-le"), dtype=np.uint32)
+    lengths = np.fromiter((len(d) + 1 for d in part), dtype=np.int64, count=len(part))
+    local = np.repeat(np.arange(len(part), dtype=np.uint32), lengths)[: len(codes)]
+    cjk = codes > ord(LATIN_LAST)
+    packed = distinct(((codes[cjk] << _DOC_BITS) | local[cjk]).astype(np.uint32, copy=False))
+    del codes, local, cjk
+    held = (packed >> _DOC_BITS).astype(np.int32)
+    firsts = run_starts(held)
+    runs = np.diff(np.r_[firsts, len(held)]).astype(np.int64)
+    return held[firsts], runs, (packed & _DOC_MASK).astype(np.uint16)
 
 
 def _place(
-    packed: npt.NDArray[np.uint32], start: int, positions: PosArray, cursor: IntArray
+    pairs: _Pairs, codes: npt.NDArray[np.int32], start: int, positions: PosArray, cursor: IntArray
 ) -> None:
-    """One chunk's sorted (code, document) pairs into `positions`, each
-    code's after the ones already placed (`cursor`: where each code's next
-    position goes; advanced)."""
-    if len(packed) == 0:
+    """One chunk's pairs (documents from `start` on) into `positions`, each
+    code's after the ones already placed (`cursor`: where the next position
+    of each of `codes` goes; advanced)."""
+    held, runs, local = pairs
+    if len(local) == 0:
         return
-    codes = (packed >> _DOC_BITS).astype(np.int64)
-    firsts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-    runs = np.diff(np.r_[firsts, len(codes)])
-    rank = np.arange(len(codes)) - np.repeat(firsts, runs)
-    positions[cursor[codes] + rank] = (packed & _DOC_MASK) + start
-    cursor[codes[firsts]] += runs
+    slots = np.searchsorted(codes, held)
+    firsts = np.cumsum(runs) - runs
+    rank = np.arange(len(local)) - np.repeat(firsts, runs)
+    positions[np.repeat(cursor[slots], runs) + rank] = local.astype(np.int32) + start
+    cursor[slots] += runs
 
 
-def _postings(keys: npt.NDArray[np.integer[Any]], docs: PosArray) -> dict[int, PosArray]:
-    """key -> ascending document positions, from parallel arrays with `docs` ascending."""
-    if len(keys) == 0:
-        return {}
+def _postings(
+    keys: npt.NDArray[np.integer[Any]], docs: PosArray, count: int
+) -> tuple[IntArray, PosArray]:
+    """(indptr, docs) of `Postings` from parallel arrays of keys (each of
+    0..`count`-1 at least once) and ascending documents: each key's
+    documents, ascending, key after key."""
     # A stable sort by key keeps each key's documents in their ascending order;
     # numpy sorts 16-bit keys (most CJK characters, small vocabularies) by radix.
-    narrow = keys.astype(np.uint16) if int(np.max(keys)) < 1 << 16 else keys
+    narrow = keys.astype(np.uint16) if count <= 1 << 16 else keys
     order = np.argsort(narrow, kind="stable")
-    keys, docs = keys[order], docs[order]
-    bounds = np.flatnonzero(np.diff(keys)) + 1
-    starts = np.concatenate(([0], bounds)).tolist()
-    ends = np.concatenate((bounds, [len(keys)])).tolist()
-    firsts = keys[starts].tolist()
-    return {key: docs[s:e] for key, s, e in zip(firsts, starts, ends, strict=True)}
+    indptr = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys, minlength=count), out=indptr[1:])
+    return indptr, docs[order]

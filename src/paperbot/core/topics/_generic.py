@@ -16,7 +16,7 @@ from paperbot.core.topics._bilingual import (
     expand_bilingual,
 )
 from paperbot.core.topics._keys import term_key
-from paperbot.core.topics._vocabulary import Vocabulary
+from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
 GENERIC_WORDS = frozenset(
     term_key(word)
@@ -71,6 +71,27 @@ def keyword_terms(name: str, vocabulary: Vocabulary | None) -> list[tuple[str, f
             if term and found.get(term, 0.0) < weight * quality:
                 found[term] = weight * quality
     return list(found.items())
+
+
+def alias_reading(key: str, vocabulary: Vocabulary | None) -> str | None:
+    """The reading of a keyword's key that is a term of the vocabulary (the
+    key itself, else its first `content_readings`), or None: a keyword that
+    `resolve` left a keyword although it says an alias of a topic."""
+    if vocabulary is None:
+        return None
+    for part in (key, *content_readings(key)):
+        if vocabulary.lookup(part) is not None:
+            return part
+    return None
+
+
+def names_topic(text: str, topic: Topic, vocabulary: Vocabulary) -> bool:
+    """Whether `text` (a term of `topic`) names the topic itself: its id,
+    name or Chinese name, or a term whose bilingual concept holds one of
+    those. Any other alias names something narrower (思维链, not the whole
+    of "Reasoning and chain of thought")."""
+    names = {term_key(n) for n in (topic.key.replace("-", " "), topic.name, topic.zh)}
+    return any(term in names for term, _ in expand_bilingual(text, vocabulary))
 
 
 def content_readings(key: str) -> list[str]:

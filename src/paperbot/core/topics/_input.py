@@ -10,7 +10,8 @@ from rapidfuzz.distance import OSA
 
 from paperbot.core import limits
 from paperbot.core.text import collapse_whitespace, has_cjk, normalize, strip_invisible
-from paperbot.core.topics._generic import content_readings
+from paperbot.core.topics._bilingual import expand_bilingual
+from paperbot.core.topics._generic import content_readings, names_topic
 from paperbot.core.topics._keys import term_key
 from paperbot.core.topics._vocabulary import TOPIC_TEXT_MAX, Topic, Vocabulary
 
@@ -46,14 +47,19 @@ def check_topic_text(text: str) -> str:
 
 
 def resolve(text: str, vocabulary: Vocabulary) -> Topic:
-    """What the user means: a topic by id, name or alias, a close misspelling
-    of one, a topic its words name once the generic words are dropped
+    """What the user means: a topic by id or name, a close misspelling of a
+    term, a topic its words name once the generic words are dropped
     (`_generic.content_readings`), else a free keyword. Raises `TopicInputError` for
-    unusable text."""
+    unusable text.
+
+    Text that is (or, without its generic words, says) an alias of a topic
+    but not its name is a keyword (`_alias_keyword`): 思维链 is narrower than
+    "Reasoning and chain of thought", and is matched within that topic
+    (`_matching`)."""
     cleaned = check_topic_text(text)
     exact = vocabulary.get(cleaned) or vocabulary.lookup(cleaned)
     if exact is not None:
-        return exact
+        return _alias_keyword(cleaned, cleaned, exact, vocabulary)
     key = term_key(cleaned)
     fuzzy = _closest_term(key, vocabulary)
     if fuzzy is not None:
@@ -61,8 +67,20 @@ def resolve(text: str, vocabulary: Vocabulary) -> Topic:
     for part in content_readings(key):
         named = vocabulary.lookup(part)
         if named is not None:
-            return named
+            return _alias_keyword(cleaned, part, named, vocabulary)
     return Topic.keyword(cleaned)
+
+
+def _alias_keyword(text: str, alias: str, topic: Topic, vocabulary: Vocabulary) -> Topic:
+    """The topic when `alias` (a term of it that `text` says) names it, else
+    a keyword within it, shown as typed but keyed by the topic's first term
+    that the alias's bilingual concept holds: every way of saying the part
+    (DPO, 直接偏好优化; "model pruning", 剪枝) is one subscription or mute."""
+    if names_topic(alias, topic, vocabulary):
+        return topic
+    said = {key for key, _ in expand_bilingual(alias, vocabulary)}
+    first = next((k for k in map(term_key, topic.terms) if k in said), term_key(alias))
+    return Topic("keyword", first, collapse_whitespace(text))
 
 
 def _fuzzy_budget(key: str) -> int:

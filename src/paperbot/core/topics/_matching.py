@@ -24,11 +24,10 @@ from itertools import repeat
 
 import numpy as np
 import numpy.typing as npt
-from rapidfuzz import process
-from rapidfuzz.distance import OSA
 
 from paperbot.core.arrays import sorted_union
 from paperbot.core.text import is_cjk_run
+from paperbot.core.topics._bilingual import expand_bilingual
 from paperbot.core.topics._corpus import (
     FieldIndex,
     FloatArray,
@@ -38,8 +37,9 @@ from paperbot.core.topics._corpus import (
     build_corpus,
 )
 from paperbot.core.topics._feedback import Profile, closest, refine
-from paperbot.core.topics._generic import keyword_terms
-from paperbot.core.topics._keys import needle, term_key
+from paperbot.core.topics._generic import alias_reading
+from paperbot.core.topics._keys import needle
+from paperbot.core.topics._typed import Term, topic_terms, typed_corrections
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
 BoolArray = npt.NDArray[np.bool_]
@@ -72,77 +72,7 @@ NEAR_LIMIT = 24
 (a passing mention, a weak alias alone) below `RELEVANCE_THRESHOLD`. They are
 never matches; the digest uses them, best first, before unrelated fill."""
 
-TYPO_QUALITY = 0.7
-"""A hit through a corrected word of a keyword counts this much of an exact hit."""
-
-TYPO_MIN_LENGTH = 7
-"""Shorter typed words are never corrected: `merging`/`emerging`-style pairs
-of real words are common among short words and rare among long ones."""
-
 _EMPTY: PosArray = np.zeros(0, dtype=np.int32)
-
-
-@dataclass(frozen=True, slots=True)
-class _Term:
-    """One way a topic shows up in text: the key searched, and how it is told."""
-
-    key: str
-    shown: str
-    quality: float
-    weak: bool = False
-
-
-def _topic_terms(topic: Topic, vocabulary: Vocabulary | None) -> list[_Term]:
-    """A topic's names and aliases; a keyword and its bilingual expansions."""
-    if topic.is_keyword:
-        found = keyword_terms(topic.name, vocabulary)
-        return [_Term(key, topic.name if key == topic.key else key, w) for key, w in found]
-    seen: dict[str, _Term] = {}
-    weak = set(topic.weak_aliases)
-    for text in topic.terms:
-        key = term_key(text)
-        if key and key not in seen:
-            seen[key] = _Term(key, text, 1.0, text in weak)
-    return list(seen.values())
-
-
-def is_typo_of(word: str, candidate: str, protected: frozenset[str] = frozenset()) -> bool:
-    """True when typed `word` is taken for a misspelling of corpus word `candidate`.
-
-    Conservative on purpose: long words only, same first letter, one edit
-    (two for words of 12+ letters; a swap of neighbours is one edit), and
-    never a word the vocabulary itself uses.
-    """
-    if len(word) < TYPO_MIN_LENGTH or candidate == word or candidate in protected:
-        return False
-    if is_cjk_run(candidate) or candidate[:1] != word[:1]:
-        return False
-    budget = 2 if len(word) >= 12 else 1
-    return OSA.distance(word, candidate, score_cutoff=budget) <= budget
-
-
-def _typed_corrections(term: _Term, corpus: TopicCorpus, protected: frozenset[str]) -> list[_Term]:
-    """Variants of a typed keyword with one long word that no paper uses
-    replaced by a corpus word one (or two) edits away."""
-    variants: list[_Term] = []
-    parts = term.key.split(" ")
-    for index, word in enumerate(parts):
-        if len(word) < TYPO_MIN_LENGTH or is_cjk_run(word) or _in_corpus(word, corpus):
-            continue
-        budget = 2 if len(word) >= 12 else 1
-        for name in ("title", "summary"):
-            for candidate, _, _ in process.extract(
-                word, corpus.field(name).words, scorer=OSA.distance, score_cutoff=budget, limit=None
-            ):
-                if is_typo_of(word, candidate, protected):
-                    key = " ".join([*parts[:index], candidate, *parts[index + 1 :]])
-                    shown = f"{key} ≈ {term.shown}"
-                    variants.append(_Term(key, shown, TYPO_QUALITY * term.quality))
-    return list({v.key: v for v in variants}.values())
-
-
-def _in_corpus(word: str, corpus: TopicCorpus) -> bool:
-    return word in corpus.title.word_postings or word in corpus.summary.word_postings
 
 
 def _candidates(key: str, data: FieldIndex) -> PosArray:
@@ -205,7 +135,7 @@ class _Hits:
         )
 
 
-def _term_hits(term: _Term, corpus: TopicCorpus) -> _Hits:
+def _term_hits(term: Term, corpus: TopicCorpus) -> _Hits:
     title = _holding_docs(_candidates(term.key, corpus.title), corpus.title.docs, needle(term.key))
     summary, summary_weights = _summary_weights(term.key, corpus.summary)
     positions = sorted_union(title, summary).astype(np.int32)
@@ -219,18 +149,69 @@ def _term_hits(term: _Term, corpus: TopicCorpus) -> _Hits:
 
 def _counted_hits(
     topic: Topic, corpus: TopicCorpus, protected: frozenset[str], vocabulary: Vocabulary | None
-) -> list[tuple[_Term, _Hits]]:
+) -> list[tuple[Term, _Hits]]:
     """Every term's hits that count: a weak alias's only in a title or beside
     another term of the topic."""
-    terms = _topic_terms(topic, vocabulary)
+    within = _alias_scope(topic, vocabulary)
+    if within is not None and vocabulary is not None:
+        return _scoped_hits(topic, within, corpus, vocabulary)
+    terms = topic_terms(topic, vocabulary)
     if topic.is_keyword:
         terms += [
-            v for t in terms if t.quality == 1.0 for v in _typed_corrections(t, corpus, protected)
+            v for t in terms if t.quality == 1.0 for v in typed_corrections(t, corpus, protected)
         ]
-    found = [(term, _term_hits(term, corpus)) for term in terms]
-    if not any(term.weak for term in terms):
-        return found
+    return _weak_kept([(term, _term_hits(term, corpus)) for term in terms], len(corpus))
+
+
+def _alias_scope(topic: Topic, vocabulary: Vocabulary | None) -> Topic | None:
+    """The vocabulary topic a keyword says an alias of (`resolve` keeps such
+    text a keyword when the alias does not name the topic), else None."""
+    if not topic.is_keyword or vocabulary is None:
+        return None
+    reading = alias_reading(topic.key, vocabulary)
+    return None if reading is None else vocabulary.lookup(reading)
+
+
+def _scoped_hits(
+    keyword: Topic, topic: Topic, corpus: TopicCorpus, vocabulary: Vocabulary
+) -> list[tuple[Term, _Hits]]:
+    """A keyword saying an alias of `topic` (思维链 of reasoning): the topic's
+    terms, but in a paper without the keyword's own concept (the alias and
+    its bilingual expansions: 思维链, chain of thought) they count only as
+    further terms, never as a place: such a paper is at most near, and the
+    feedback of the keyword's clear matches decides it (a compositional-
+    generalization paper is reasoning, not chain of thought). A weak alias
+    with no other term of the topic beside it counts as a passing mention,
+    in the title too: the keyword asks for part of the topic, and an
+    ambiguous word alone ("Evaluating neuron interpretation methods" for
+    "LLM evaluation") does not say that part."""
+    said = np.zeros(len(corpus), dtype=np.bool_)
+    # From the key (`resolve` keys every way of saying the alias alike), so
+    # 强化学习 and "reinforcement learning" match the same papers.
+    alias = alias_reading(keyword.key, vocabulary) or keyword.key
+    for key, weight in expand_bilingual(alias, vocabulary):
+        said[_term_hits(Term(key, key, weight), corpus).positions] = True
+    terms = topic_terms(topic, vocabulary)
+    found = _weak_kept([(term, _term_hits(term, corpus)) for term in terms], len(corpus))
     terms_found = np.zeros(len(corpus), dtype=np.int64)
+    for _, hits in found:
+        terms_found[hits.positions] += 1
+    scoped: list[tuple[Term, _Hits]] = []
+    for term, h in found:
+        weights = h.weights * said[h.positions]
+        if term.weak:
+            alone = terms_found[h.positions] < 2
+            weights = np.where(alone, np.minimum(weights, TOPIC_SUMMARY_WEIGHT), weights)
+        scoped.append((term, _Hits(h.positions, weights, h.in_title, h.in_summary)))
+    return scoped
+
+
+def _weak_kept(found: list[tuple[Term, _Hits]], size: int) -> list[tuple[Term, _Hits]]:
+    """The hits that count: a weak alias's only in a title or beside another
+    term of the topic."""
+    if not any(term.weak for term, _ in found):
+        return found
+    terms_found = np.zeros(size, dtype=np.int64)
     for _, hits in found:
         terms_found[hits.positions] += 1
     return [
@@ -239,7 +220,7 @@ def _counted_hits(
     ]
 
 
-def _scores(hits: Sequence[tuple[_Term, _Hits]], size: int) -> FloatArray:
+def _scores(hits: Sequence[tuple[Term, _Hits]], size: int) -> FloatArray:
     """Best place of any term, plus a little for every further term found
     (a bilingual expansion adds in proportion to its weight)."""
     best = np.zeros(size, dtype=np.float64)

@@ -6,27 +6,33 @@ from __future__ import annotations
 
 import codecs
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from paperbot.core.topics._corpus import FIELDS, FieldIndex, PosArray, TopicCorpus
+# The search index's packing: the same format, sized first and encoded into
+# its array (no second full-size copy: ~35 MB of summaries at 100,000 papers).
+from paperbot.core.search import pack_texts
+from paperbot.core.topics._corpus import FIELDS, FieldIndex, Postings, TopicCorpus
 from paperbot.core.topics._feedback import Profile
 from paperbot.core.topics._matching import TopicMatches
 from paperbot.core.topics._vocabulary import Vocabulary
 
-TOPICS_FORMAT = 4
+TOPICS_FORMAT = 5
 """Bumped whenever the arrays, the matching form or the matcher change: a
 stored corpus of another format is rebuilt instead of being misread, and its
 matches are not reused (2: pseudo-relevance feedback; 3: dead entries, and
 the watermark is (corpus version covered, max paper id); 4: each topic's
 feedback profile stored with its matches, the corpus-frequency sample by
-hash)."""
+hash; 5: a profile from the best evidence when clear matches are too few,
+a keyword saying an alias is matched within its topic)."""
 
 _SEP = "\x00"
+_NO_FIELD = FieldIndex((), Postings.empty(), Postings.empty(), ())
 
 
 def vocabulary_fingerprint(vocabulary: Vocabulary) -> str:
@@ -51,13 +57,31 @@ def corpus_arrays(
     yield "ids", corpus.ids
     yield "dead", corpus.dead
     for name in FIELDS:
+        # This generator's references to a field go as it is packed: when
+        # the caller holds the corpus no more, its texts and postings are
+        # let go field by field, text by text (so a store never holds the
+        # summaries both as strings and packed: ~30 MB at 100,000 papers).
         data = corpus.field(name)
-        yield f"{name}_docs", pack_texts(data.docs)
-        yield from _postings_arrays(f"{name}_word", data.word_postings)
-        yield f"{name}_word_keys", pack_texts(list(data.word_postings))
-        yield from _postings_arrays(f"{name}_char", data.char_postings)
-        codes = [ord(c) for c in data.char_postings]
-        yield f"{name}_char_keys", np.asarray(codes, dtype=np.uint32)
+        corpus = (
+            replace(corpus, title=_NO_FIELD)
+            if name == "title"
+            else replace(corpus, summary=_NO_FIELD)
+        )
+        docs = list(data.docs)
+        data = replace(data, docs=())
+        yield f"{name}_docs", pack_texts(docs, consume=True)
+        del docs
+        words, chars = data.word_postings, data.char_postings
+        del data
+        yield f"{name}_word_indptr", words.indptr
+        yield f"{name}_word_docs", words.docs
+        yield f"{name}_word_keys", pack_texts(list(words))
+        del words
+        yield f"{name}_char_indptr", chars.indptr
+        yield f"{name}_char_docs", chars.docs
+        codes = np.asarray([ord(c) for c in chars], dtype=np.uint32)
+        del chars
+        yield f"{name}_char_keys", codes
     yield "vocabulary", np.frombuffer(fingerprint.encode("ascii"), dtype=np.uint8)
     yield "match_keys", pack_texts(list(matches))
     for part in ("", "near_"):
@@ -85,13 +109,9 @@ def corpus_from_arrays(arrays: Mapping[str, NDArray[Any]]) -> TopicCorpus:
     ValueError on a bad set."""
     fields: list[FieldIndex] = []
     for name in FIELDS:
-        word_postings = _postings(
-            unpack_texts(arrays[f"{name}_word_keys"]),
-            arrays[f"{name}_word_indptr"],
-            arrays[f"{name}_word_docs"],
-        )
-        chars = [chr(c) for c in arrays[f"{name}_char_keys"].tolist()]
-        char_postings = _postings(chars, arrays[f"{name}_char_indptr"], arrays[f"{name}_char_docs"])
+        word_postings = _postings(unpack_texts(arrays[f"{name}_word_keys"]), arrays, f"{name}_word")
+        chars = map(chr, arrays[f"{name}_char_keys"].tolist())
+        char_postings = _postings(chars, arrays, f"{name}_char")
         docs = unpack_texts(arrays[f"{name}_docs"])
         fields.append(FieldIndex(docs, word_postings, char_postings, tuple(word_postings)))
     corpus = TopicCorpus(
@@ -154,19 +174,15 @@ def _profiles(arrays: Mapping[str, NDArray[Any]], count: int) -> list[Profile]:
     ]
 
 
-def _postings_arrays(
-    prefix: str, postings: Mapping[str, PosArray]
-) -> Iterator[tuple[str, NDArray[Any]]]:
-    yield f"{prefix}_indptr", _indptr([len(p) for p in postings.values()])
-    yield f"{prefix}_docs", _concat(list(postings.values()), np.int32)
-
-
-def _postings(keys: Sequence[str], indptr: NDArray[Any], docs: NDArray[Any]) -> dict[str, PosArray]:
-    bounds = indptr.tolist()
-    if len(bounds) != len(keys) + 1 or (bounds and bounds[-1] != len(docs)):
-        raise ValueError("topic corpus postings disagree with their keys")
-    docs = docs.astype(np.int32, copy=False)
-    return {key: docs[a:b] for key, a, b in zip(keys, bounds, bounds[1:], strict=False)}
+def _postings(keys: Iterable[str], arrays: Mapping[str, NDArray[Any]], prefix: str) -> Postings:
+    try:
+        return Postings(
+            keys,
+            arrays[f"{prefix}_indptr"].astype(np.int64, copy=False),
+            arrays[f"{prefix}_docs"].astype(np.int32, copy=False),
+        )
+    except ValueError:
+        raise ValueError("topic corpus postings disagree with their keys") from None
 
 
 def _indptr(lengths: Sequence[int]) -> NDArray[np.int64]:
@@ -177,19 +193,6 @@ def _indptr(lengths: Sequence[int]) -> NDArray[np.int64]:
 
 def _concat(arrays: Sequence[NDArray[Any]], dtype: type[np.generic]) -> NDArray[Any]:
     return np.concatenate(arrays).astype(dtype, copy=False) if arrays else np.zeros(0, dtype)
-
-
-def pack_texts(texts: Sequence[str], chunk: int = 4096) -> NDArray[np.uint8]:
-    """Texts (none holding NUL) as one UTF-8 byte array, encoded a chunk at
-    a time (no full-size joined string)."""
-    parts = [b"1" if texts else b"0"]
-    for start in range(0, len(texts), chunk):
-        part = texts[start : start + chunk]
-        joined = _SEP.join(part)
-        if joined.count(_SEP) != len(part) - 1:
-            raise ValueError("texts to persist must not contain NUL")
-        parts.append((_SEP if start else "").encode("utf-8") + joined.encode("utf-8"))
-    return np.frombuffer(b"".join(parts), dtype=np.uint8)
 
 
 def unpack_texts(data: NDArray[np.uint8]) -> tuple[str, ...]:

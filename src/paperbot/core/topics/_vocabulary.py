@@ -34,7 +34,9 @@ class Topic:
     """A vocabulary topic, or a free keyword a user subscribed to.
 
     For a vocabulary topic `key` is its slug id; for a keyword it is the
-    keyword's `term_key`, and `name` is the keyword as the user wrote it.
+    keyword's `term_key` (for one saying an alias of a topic, the key of
+    that topic's first term the alias's concept holds: `_input.resolve`),
+    and `name` is the keyword as the user wrote it.
     """
 
     kind: TopicKind

@@ -1,0 +1,114 @@
+"""A keyword that is an alias of a topic but not its name (思维链 of "Reasoning
+and chain of thought") is narrower than the topic: it is matched with the
+topic's terms, but only a paper that says the alias's own concept can match
+by its words."""
+
+from __future__ import annotations
+
+import pytest
+
+from paperbot.core.topics import Vocabulary, build_corpus, match_topic, parse_vocabulary, resolve
+
+SMALL = """
+[[topic]]
+id = "reasoning"
+name = "Reasoning and chain of thought"
+zh = "推理与思维链"
+aliases = ["chain of thought", "思维链", "组合泛化"]
+weak_aliases = ["reasoning"]
+
+[[topic]]
+id = "mixture-of-experts"
+name = "Mixture of experts"
+zh = "混合专家"
+aliases = ["MoE"]
+
+[[topic]]
+id = "pruning-sparsity"
+name = "Pruning and sparsity"
+zh = "剪枝与稀疏"
+aliases = ["pruning", "剪枝"]
+weak_aliases = ["sparse"]
+
+[[topic]]
+id = "evaluation-benchmarks"
+name = "Evaluation and benchmarks"
+zh = "评测与基准"
+aliases = ["leaderboard"]
+weak_aliases = ["evaluation", "benchmark"]
+
+[[concept]]
+en = ["chain of thought"]
+zh = ["思维链"]
+
+[[concept]]
+en = ["pruning"]
+zh = ["剪枝"]
+
+[[concept]]
+en = ["MoE", "mixture of experts"]
+zh = ["混合专家"]
+"""
+
+PAPERS = [
+    (1, "Chain of thought prompting", "思维链让模型逐步推理。"),
+    (2, "Compositional generalization limits", "研究组合泛化与推理。"),
+    (3, "Reasoning benchmarks", "本文用思维链评估推理能力。"),
+    (4, "Sparse attention kernels", "稀疏注意力加速。"),
+    (5, "Pruning large models", "对模型做结构化剪枝。"),
+    (6, "Scaling mixture of experts", "混合专家模型的路由。"),
+    (7, "Evaluation of neuron explanations", "比较神经元解释方法。"),
+    (8, "Evaluation on a new benchmark", "chat arena votes 排行榜 聊天模型。"),
+    (9, "A leaderboard for chat models", "evaluation by chat arena votes 聊天模型。"),
+]
+
+
+@pytest.fixture(scope="module")
+def vocab() -> Vocabulary:
+    return parse_vocabulary(SMALL)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "key"),
+    [
+        # An alias, narrower than the topic; keyed by the topic's first term
+        # its concept holds, so both languages are one subscription.
+        ("思维链", "keyword", "chain of thought"),
+        ("chain of thought", "keyword", "chain of thought"),
+        ("组合泛化", "keyword", "组合泛化"),
+        ("reasoning", "topic", "reasoning"),  # its id
+        ("model pruning", "keyword", "pruning"),  # says the alias pruning
+        ("剪枝", "keyword", "pruning"),
+        ("Reasoning and chain of thought", "topic", "reasoning"),  # the name
+        ("推理与思维链", "topic", "reasoning"),  # the Chinese name
+        ("pruning sparsity", "topic", "pruning-sparsity"),  # the id
+        ("MoE", "topic", "mixture-of-experts"),  # its concept holds the name
+    ],
+)
+def test_an_alias_that_does_not_name_its_topic_is_a_keyword(
+    vocab: Vocabulary, text: str, kind: str, key: str
+) -> None:
+    found = resolve(text, vocab)
+    assert (found.kind, found.key) == (kind, key)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("思维链", [1, 3]),  # not the compositional paper (2), which the topic matches
+        ("Reasoning and chain of thought", [1, 2, 3]),
+        ("chain of thought", [1, 3]),  # the concept's other language counts
+        ("model pruning", [5]),  # not the sparse-attention paper
+        ("剪枝", [5]),
+        # A weak alias alone, even in a title, is a passing mention (7);
+        # beside another term of the topic it counts (8, 9).
+        ("LLM evaluation", [8, 9]),
+        ("Evaluation and benchmarks", [3, 7, 8, 9]),
+    ],
+)
+def test_an_alias_keyword_matches_within_its_concept(
+    vocab: Vocabulary, text: str, expected: list[int]
+) -> None:
+    corpus = build_corpus(PAPERS)
+    found = match_topic(resolve(text, vocab), corpus, vocab.term_words(), vocab)
+    assert sorted(found.ids.tolist()) == expected
