@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
+
 from paperbot.core.models import Paper, VenueCount
-from paperbot.services.app import App
+from paperbot.services import workers
+from paperbot.services.app import App, StorageError
 from tests.support.app import FIXED_NOW, settings_for
 from tests.support.corpus import LoadPages
 
@@ -16,6 +20,26 @@ async def test_close_twice_is_harmless(tmp_path: Path) -> None:
     app = await App.open(settings_for(tmp_path / "paperbot.sqlite3"))
     await app.close()
     await app.close()
+
+
+async def test_close_stops_the_workers_even_when_the_database_fails_to_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = await App.open(settings_for(tmp_path / "paperbot.sqlite3"))
+    assert await workers.in_worker(os.getpid) != os.getpid()
+
+    async def broken_close() -> None:
+        raise StorageError("disk gone")
+
+    real_close = app._db.close
+    monkeypatch.setattr(app._db, "close", broken_close)
+    try:
+        with pytest.raises(StorageError, match="disk gone"):
+            await app.close()
+        assert workers._pools == {}
+    finally:
+        workers.shutdown_workers()
+        await real_close()
 
 
 def test_the_database_is_not_public() -> None:

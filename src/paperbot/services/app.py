@@ -197,7 +197,12 @@ class App:
         if self._closed:
             return
         self._closed = True
-        await self.search.flush()
+        await self.search.flush()  # its save may run in a worker: before they stop
         self.corpus.discard_early_texts()
-        await self._db.close()
-        shutdown_workers()
+        # The worker processes exit (freeing what a 100k-paper build held)
+        # while the database closes (checkpointing its write-ahead log).
+        stopping = asyncio.create_task(asyncio.to_thread(shutdown_workers))
+        try:
+            await self._db.close()
+        finally:
+            await stopping

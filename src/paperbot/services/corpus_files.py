@@ -21,6 +21,11 @@ class CorpusPathError(Exception):
     """A path given to load does not exist or holds no digest files."""
 
 
+def is_url(text: str) -> bool:
+    """A page or feed to fetch (`services.sources`), not a path to read."""
+    return text.startswith(("http://", "https://"))
+
+
 def corpus_files(paths: Iterable[Path]) -> list[Path]:
     """Digest files named directly, or found (sorted) in the folders named."""
     return corpus_listing(paths)[0]

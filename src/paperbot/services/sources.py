@@ -47,10 +47,6 @@ class SourceError(Exception):
     """A URL that could not be fetched; `str()` is one line."""
 
 
-def is_url(text: str) -> bool:
-    return text.startswith(("http://", "https://"))
-
-
 def page_file_name(url: str) -> str:
     """A stable file name per URL: the last path segment (it may carry the
     venue and year) plus a short hash, so two URLs never share a page."""
