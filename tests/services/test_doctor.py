@@ -16,9 +16,11 @@ from tests.support.corpus import load_pages
 
 
 async def test_an_index_current_by_its_segment_is_not_stale(tmp_path: Path) -> None:
-    items = synthetic_papers(310)
-    write_corpus(tmp_path / "base", items[:300])
-    write_pages(tmp_path / "more", items[300:], "more")
+    # Few new papers on many: an append that changes the characters common
+    # to a quarter of the summaries is built in full instead (`keeps_common`).
+    items = synthetic_papers(1005)
+    write_corpus(tmp_path / "base", items[:1000])
+    write_pages(tmp_path / "more", items[1000:], "more")
     path = tmp_path / "paperbot.sqlite3"
     db = await Database.open(path)
     try:
