@@ -5,9 +5,11 @@ once its writer lets it go (the finished arrays never pile up)."""
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from paperbot.core.search import PackedTexts, build_index_arrays, iter_index_arrays, pack_texts
 from paperbot.core.text import normalize
@@ -35,7 +37,7 @@ def _columns(count: int) -> dict[str, list[int] | list[str]]:
 @pytest.mark.parametrize("count", [0, 1, len(TITLES)])
 def test_the_arrays_are_build_index_arrays_each_once(count: int) -> None:
     expected = build_index_arrays(**_columns(count))  # type: ignore[arg-type]
-    seen: dict[str, np.ndarray] = {}
+    seen: dict[str, NDArray[Any]] = {}
     for name, array in iter_index_arrays(**_columns(count)):  # type: ignore[arg-type]
         assert name not in seen, name
         seen[name] = array
@@ -47,7 +49,7 @@ def test_the_arrays_are_build_index_arrays_each_once(count: int) -> None:
 
 def test_each_array_is_let_go_once_its_writer_has_it() -> None:
     released: list[int] = []
-    refs: list[tuple[str, weakref.ref[np.ndarray]]] = []
+    refs: list[tuple[str, weakref.ref[NDArray[Any]]]] = []
     arrays = iter_index_arrays(
         **_columns(len(TITLES)),  # type: ignore[arg-type]
         between=lambda: released.append(len(refs)),
@@ -66,7 +68,7 @@ def test_each_array_is_let_go_once_its_writer_has_it() -> None:
 class _Reader:
     """Parked texts read back through `PackedTexts(read=...)`, counting reads."""
 
-    def __init__(self, packed: np.ndarray) -> None:
+    def __init__(self, packed: NDArray[np.uint8]) -> None:
         self._data = packed.tobytes()
         self.reads = 0
         self.texts = PackedTexts(packed, read=self._read)
@@ -75,7 +77,7 @@ class _Reader:
         self.reads += 1
         return self._data[start:end]
 
-    def take(self) -> np.ndarray:
+    def take(self) -> NDArray[np.uint8]:
         return np.frombuffer(self._data, dtype=np.uint8)
 
 
@@ -83,7 +85,7 @@ def test_parked_texts_read_back_give_the_same_arrays() -> None:
     expected = build_index_arrays(**_columns(len(TITLES)))  # type: ignore[arg-type]
     parked: list[_Reader] = []
 
-    def park(packed: np.ndarray) -> _Reader:
+    def park(packed: NDArray[np.uint8]) -> _Reader:
         parked.append(_Reader(packed))
         return parked[-1]
 

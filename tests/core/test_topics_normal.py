@@ -122,7 +122,7 @@ def test_word_postings_equal_a_plain_inverted_index_keyed_in_first_use_order(cou
 )
 def test_postings_are_each_keys_slice_of_one_array(key: str, expected: list[int] | None) -> None:
     docs = np.asarray([0, 4, 1, 2, 3], dtype=np.int32)
-    postings = Postings(["a", "b", "c"], np.asarray([0, 2, 2, 5]), docs)
+    postings = Postings(["a", "b", "c"], np.asarray([0, 2, 2, 5], dtype=np.int64), docs)
     got = postings.get(key)
     assert (None if got is None else got.tolist()) == expected
     assert (key in postings) == (expected is not None)

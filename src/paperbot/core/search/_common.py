@@ -46,7 +46,8 @@ def char_counts(texts: Sequence[str], start: int) -> NDArray[np.int64]:
     every = cjk_doc_counts(texts) if start + len(texts) < SAMPLE_FROM else None
     cps = np.flatnonzero(sampled if every is None else every)
     rows = [cps, np.zeros_like(cps) if every is None else every[cps], sampled[cps]]
-    return np.concatenate(rows).astype(np.int64)
+    counts: NDArray[np.int64] = np.concatenate(rows).astype(np.int64)
+    return counts
 
 
 def packed_char_counts(packed: NDArray[np.uint8]) -> NDArray[np.int64]:
