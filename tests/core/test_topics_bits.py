@@ -1,0 +1,64 @@
+"""A CJK character's papers as bits (`core.topics._bits`): the papers
+holding every character of a term, at any positions, as the postings tell."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from paperbot.core.topics import build_corpus
+from paperbot.core.topics._bits import all_bits, bits_at
+
+SUMMARIES = [
+    "强化学习的奖励",
+    "学习率调度",
+    "奖励模型",
+    "",
+    "强化训练",
+    "图像生成",
+    "强化学习",
+    "模型压缩",
+    "强化奖励学习",
+    "学",
+]
+"""Ten papers: the bits span two bytes, the last one partly used."""
+
+
+@pytest.mark.parametrize(
+    ("chars", "positions", "expected"),
+    [
+        ("学", [0, 1, 2, 6, 8, 9], [True, True, False, True, True, True]),
+        ("强学", [0, 1, 4, 6, 8], [True, False, False, True, True]),
+        ("强学", [8, 0], [True, True]),
+        ("奖", list(range(10)), [i in {0, 2, 8} for i in range(10)]),
+        ("猫", [0, 5, 9], [False, False, False]),
+        ("强猫", [0, 6], [False, False]),
+        ("学", [], []),
+        ("", [3, 9], [True, True]),
+    ],
+)
+def test_bits_at_positions_say_which_papers_hold_every_character(
+    chars: str, positions: list[int], expected: list[bool]
+) -> None:
+    corpus = build_corpus([(i, "title", s) for i, s in enumerate(SUMMARIES)])
+    wanted = np.asarray(positions, dtype=np.intp)
+    found = bits_at(all_bits(corpus, corpus.summary.char_postings, set(chars)), wanted)
+    assert found.dtype == np.bool_
+    assert found.tolist() == expected
+    # As the postings tell: every character's postings hold the position.
+    postings = corpus.summary.char_postings
+    plain = [all(p in postings.get(c, ()) for c in set(chars)) for p in positions]
+    assert found.tolist() == plain
+
+
+def test_bits_are_kept_per_corpus_and_field() -> None:
+    corpus = build_corpus([(i, s, s) for i, s in enumerate(SUMMARIES)])
+    other = build_corpus([(i, "", s) for i, s in enumerate(reversed(SUMMARIES))])
+    everyone = np.arange(len(SUMMARIES), dtype=np.intp)
+    title = bits_at(all_bits(corpus, corpus.title.char_postings, {"奖"}), everyone)
+    again = bits_at(all_bits(corpus, corpus.title.char_postings, {"奖"}), everyone)
+    summary = bits_at(all_bits(other, other.summary.char_postings, {"奖"}), everyone)
+    empty = bits_at(all_bits(other, other.title.char_postings, {"奖"}), everyone)
+    assert title.tolist() == again.tolist() == [i in {0, 2, 8} for i in range(10)]
+    assert summary.tolist() == [i in {1, 7, 9} for i in range(10)]
+    assert not empty.any()
