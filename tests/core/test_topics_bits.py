@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from paperbot.core.topics import build_corpus
-from paperbot.core.topics._bits import all_bits, bits_at
+from paperbot.core.topics._bits import COMMON_SHARE, all_bits, bits_at, holding_all
 
 SUMMARIES = [
     "强化学习的奖励",
@@ -62,3 +62,28 @@ def test_bits_are_kept_per_corpus_and_field() -> None:
     assert title.tolist() == again.tolist() == [i in {0, 2, 8} for i in range(10)]
     assert summary.tolist() == [i in {1, 7, 9} for i in range(10)]
     assert not empty.any()
+
+
+@pytest.mark.parametrize(
+    ("chars", "positions", "expected"),
+    [
+        # 强 and 学 are common (bits), 猫 absent, 狗 rare (searched).
+        ("强学", [0, 1, 4, 6, 8], [True, False, False, True, True]),
+        ("强狗", [0, 40, 39, 10], [False, True, False, False]),
+        ("狗", [40, 39, 0], [True, False, False]),
+        ("猫", [0, 40], [False, False]),
+        ("强猫", [0, 6], [False, False]),
+        ("学", [], []),
+    ],
+)
+def test_holding_all_mixes_bits_of_common_characters_and_searches_of_rare_ones(
+    chars: str, positions: list[int], expected: list[bool]
+) -> None:
+    summaries = [*SUMMARIES, *["模型"] * 30, "强化狗"]
+    corpus = build_corpus([(i, "title", s) for i, s in enumerate(summaries)])
+    postings = corpus.summary.char_postings
+    assert len(postings["狗"]) * COMMON_SHARE < len(corpus) <= len(postings["强"]) * COMMON_SHARE
+    wanted = np.asarray(positions, dtype=np.intp)
+    found = holding_all(corpus, postings, set(chars), wanted)
+    assert found.dtype == np.bool_
+    assert found.tolist() == expected
