@@ -11,7 +11,6 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from itertools import islice
 from typing import Any
 
@@ -79,11 +78,6 @@ class FieldIndex:
     char_postings: Postings
     words: tuple[str, ...]
     """Distinct folded Latin words, for finding misspellings."""
-
-    @cached_property
-    def lengths(self) -> IntArray:
-        """Each document's length (worked out on first use, then kept)."""
-        return np.fromiter(map(len, self.docs), dtype=np.int64, count=len(self.docs))
 
 
 @dataclass(frozen=True)

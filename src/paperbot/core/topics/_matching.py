@@ -96,19 +96,15 @@ def _summary_weights(key: str, data: FieldIndex) -> tuple[PosArray, FloatArray]:
     """Summaries holding the key, and how central its first mention is there."""
     found = needle(key)
     candidates = _candidates(key, data)
-    # One pass over the candidates' texts (each a cache miss at scale).
-    docs = map(data.docs.__getitem__, candidates.tolist())
-    at = np.fromiter(map(str.find, docs, repeat(found)), dtype=np.int64, count=len(candidates))
+    docs = list(map(data.docs.__getitem__, candidates.tolist()))
+    at = np.fromiter(map(str.find, docs, repeat(found)), dtype=np.int64, count=len(docs))
     held = at >= 0
-    lengths = data.lengths[candidates]
+    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
     lead = held & (at < np.maximum(LEAD_MIN_CHARS, LEAD_SHARE * lengths))
     weights = np.where(lead, TOPIC_LEAD_WEIGHT, TOPIC_SUMMARY_WEIGHT)
     later = np.flatnonzero(held & ~lead)
     again = map(
-        str.find,
-        map(data.docs.__getitem__, candidates[later].tolist()),
-        repeat(found),
-        (at[later] + 1).tolist(),
+        str.find, [docs[i] for i in later.tolist()], repeat(found), (at[later] + 1).tolist()
     )
     repeated = later[np.fromiter(again, dtype=np.int64, count=len(later)) >= 0]
     weights[repeated] = TOPIC_SUMMARY_WEIGHT + TOPIC_REPEAT_BONUS
