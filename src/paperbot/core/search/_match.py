@@ -209,6 +209,37 @@ def _occurrences(joined: str, starts: Sequence[int], piece: str) -> set[int]:
     return found
 
 
+def cjk_strengths(run: str, titles: FieldSet, summaries: FieldSet) -> list[float]:
+    """`term_match(run, ...)`'s strength for a CJK run in every field pair
+    of the sets (in order), each substring found in all fields at once."""
+    title = _cjk_strengths(run, titles)
+    summary = _cjk_strengths(run, summaries)
+    out = []
+    for t, s in zip(title, summary, strict=True):
+        best = t if t > 0.0 else 0.0
+        if s * SUMMARY_FACTOR > best:
+            best = s * SUMMARY_FACTOR
+        out.append(best)
+    return out
+
+
+def _cjk_strengths(run: str, fields: FieldSet) -> list[float]:
+    """`_cjk_match(run, field)`'s strength for every field of the set."""
+    out = [0.0] * len(fields.fields)
+    exact = fields.containing(run)
+    if len(run) >= 2:
+        counts = [0] * len(out)
+        for i in range(len(run) - 1):
+            for at in fields.containing(run[i : i + 2]):
+                counts[at] += 1
+        for at, count in enumerate(counts):
+            if count:
+                out[at] = PARTIAL_CJK * count / (len(run) - 1)
+    for at in exact:
+        out[at] = EXACT
+    return out
+
+
 def is_plain_phrase(alias: str) -> bool:
     """Whether `_contains_phrase` tests the alias by plain containment (it
     holds CJK), which `FieldSet.containing` answers for many fields at once."""

@@ -15,6 +15,7 @@ from paperbot.core.search._match import (
     FieldSet,
     FieldText,
     NearWords,
+    cjk_strengths,
     is_plain_phrase,
     normalized_alias,
     phrase_match,
@@ -154,7 +155,7 @@ def prepared_scores(
     sets = FieldSet(titles), FieldSet(summaries)
     columns = [_term_strengths(index, cands, term, sets) for term in terms]
     rows = [list(row) for row in zip(*columns, strict=True)] if columns else []
-    _credit_joined_pairs_fast(index, cands, terms, titles, summaries, rows)
+    _credit_joined_pairs_fast(index, cands, terms, sets, rows)
     out = [
         combined_score(strengths, weights, title.text, phrase)
         for title, strengths in zip(titles, rows, strict=True)
@@ -181,9 +182,11 @@ def _term_strengths(
     """One term's strength in every candidate, as `rerank_one` computes it."""
     titles, summaries = sets[0].fields, sets[1].fields
     text = term.text
-    if term_parts(text) != (text,) or is_cjk_char(ord(text[0])):
-        # Phrases and CJK runs: plain string tests, already cheap.
+    if term_parts(text) != (text,):
+        # Phrases: plain string tests, already cheap.
         out = [term_match(text, (t, s))[0] for t, s in zip(titles, summaries, strict=True)]
+    elif is_cjk_char(ord(text[0])):
+        out = cjk_strengths(text, *sets)
     else:
         out = _word_strengths(index, cands, text, *sets)
     if term.alternatives:
@@ -253,12 +256,12 @@ def _credit_joined_pairs_fast(
     index: SearchIndex,
     cands: NDArray[np.int64],
     terms: Sequence[Term],
-    titles: Sequence[FieldText],
-    summaries: Sequence[FieldText],
+    sets: tuple[FieldSet, FieldSet],
     rows: list[list[float]],
 ) -> None:
     """`_credit_joined_pairs` for every candidate, skipping fields that
     cannot raise either term of the pair any more."""
+    titles, summaries = sets[0].fields, sets[1].fields
     in_title = EXACT * JOINED
     in_summary = JOINED * SUMMARY_FACTOR
     for i in range(len(terms) - 1):
