@@ -50,6 +50,14 @@ from paperbot.core.search._fusion import fuse_ranks, fused_order, query_cosines
 from paperbot.core.search._general import english_idf, general_idf, zipf_frequency
 from paperbot.core.search._grams import char_grams, term_grams, word_grams, word_key
 from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
+from paperbot.core.search._match import (
+    FieldSet,
+    FieldText,
+    NearWords,
+    cjk_strengths,
+    latin_near,
+    term_match,
+)
 from paperbot.core.search._persist import (
     INDEX_FORMAT,
     PackedTexts,
@@ -116,6 +124,9 @@ __all__ = [
     "STOP_WORDS",
     "TRANSLATION",
     "FieldIndex",
+    "FieldSet",
+    "FieldText",
+    "NearWords",
     "PackedTexts",
     "ParsedQuery",
     "QueryProblem",
@@ -131,6 +142,7 @@ __all__ = [
     "build_index_columns",
     "char_counts",
     "char_grams",
+    "cjk_strengths",
     "common_cjk_chars",
     "common_from_counts",
     "concept_translations",
@@ -149,6 +161,7 @@ __all__ = [
     "iter_arrays",
     "iter_index_arrays",
     "keeps_common",
+    "latin_near",
     "load_dictionary",
     "pack_texts",
     "packed_char_counts",
@@ -164,6 +177,7 @@ __all__ = [
     "stage1_scores",
     "suggest_titles",
     "term_grams",
+    "term_match",
     "term_scores",
     "term_weight",
     "title_acronyms",
