@@ -140,11 +140,14 @@ def title_acronyms(title: str) -> list[str]:
 def _run_acronyms(run: list[str]) -> list[str]:
     """The acronyms of one run of capitalised words (see `title_acronyms`)."""
     out: list[str] = []
-    if 2 <= len(run) <= 6:
-        out.append("".join(w[0] for w in run).casefold())
-    parts = [p for w in run for p in w.split("-") if p]
-    if len(parts) > len(run) and 3 <= len(parts) <= 6:
-        out.append("".join(p[0] for p in parts).casefold())
+    if len(run) > 6:
+        return out  # as many parts at least: none gives an acronym
+    if len(run) >= 2:
+        out.append("".join([w[0] for w in run]).casefold())
+    if "-" in "".join(run):  # else the parts are the words
+        parts = [p for w in run for p in w.split("-") if p]
+        if len(parts) > len(run) and 3 <= len(parts) <= 6:
+            out.append("".join([p[0] for p in parts]).casefold())
     return out
 
 
