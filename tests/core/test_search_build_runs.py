@@ -13,11 +13,15 @@ from numpy.typing import NDArray
 
 from paperbot.core.search import (
     ChunkRuns,
+    PackedTexts,
     build_field,
     char_grams,
     chunk_word_keys,
     chunk_words,
     common_cjk_chars,
+    joined_codes,
+    pack_texts,
+    sampled_cjk_doc_counts,
     term_grams,
     text_codes,
     word_grams,
@@ -46,6 +50,21 @@ def test_chunk_words_are_each_texts_latin_words_in_order(texts: list[str]) -> No
     words, docs = chunk_words(text_codes(texts))
     expected = [(w, i) for i, text in enumerate(texts) for w in latin_words(text)]
     assert list(zip(words, docs.tolist(), strict=True)) == expected
+
+
+@pytest.mark.parametrize(
+    ("first", "count"), [(0, 0), (0, 1), (0, len(TEXTS)), (2, 3), (7, 100), (len(TEXTS), 1)]
+)
+def test_packed_texts_joined_by_nul_read_as_the_texts_do(first: int, count: int) -> None:
+    packed = PackedTexts(pack_texts(TEXTS))
+    part = TEXTS[first : first + count]
+    assert packed.joined(first, count) == "\0".join(part)
+    # Grams and words read off the joined codes: those of the texts.
+    ours, theirs = joined_codes(packed.joined(first, count)), text_codes(part)
+    for got, expected in zip(char_grams((), ours), char_grams(part), strict=True):
+        assert got.tolist() == expected.tolist()
+    assert chunk_words(ours)[0] == chunk_words(theirs)[0]
+    assert chunk_words(ours)[1].tolist() == chunk_words(theirs)[1].tolist()
 
 
 @pytest.mark.parametrize(
@@ -146,3 +165,23 @@ def test_a_field_built_in_chunks_equals_one_worked_out_text_by_text(
         "docs": field.docs.tolist(),
     }
     assert ours == _reference_field(texts)
+
+
+SAMPLED = ["模型", "", "低秩模型", "数据", "模", "型号", "数据模型", "x"]
+
+
+@pytest.mark.parametrize(
+    ("step", "first", "batch"),
+    [(1, 0, 4096), (4, 0, 4096), (4, 1, 2), (3, 2, 1), (4, 7, 1), (4, 9, 3), (2, 0, 100)],
+)
+@pytest.mark.parametrize("packed", [False, True])
+def test_sampled_counts_count_the_texts_at_every_step(
+    step: int, first: int, batch: int, packed: bool
+) -> None:
+    texts = PackedTexts(pack_texts(SAMPLED)) if packed else SAMPLED
+    df = sampled_cjk_doc_counts(texts, step, first, batch)
+    expected: dict[int, int] = {}
+    for text in SAMPLED[first::step]:
+        for char in set(text) - {"x"}:
+            expected[ord(char)] = expected.get(ord(char), 0) + 1
+    assert {int(cp): int(df[cp]) for cp in np.flatnonzero(df)} == expected

@@ -29,6 +29,7 @@ from paperbot.core.search._build import (
     build_index,
     build_index_columns,
     common_cjk_chars,
+    sampled_cjk_doc_counts,
     title_acronyms,
 )
 from paperbot.core.search._build_arrays import build_index_arrays, iter_index_arrays
@@ -53,6 +54,7 @@ from paperbot.core.search._grams import (
     char_grams,
     chunk_word_keys,
     chunk_words,
+    joined_codes,
     term_grams,
     text_codes,
     word_grams,
@@ -160,6 +162,7 @@ __all__ = [
     "is_rare_char",
     "iter_arrays",
     "iter_index_arrays",
+    "joined_codes",
     "keeps_common",
     "load_dictionary",
     "pack_texts",
@@ -169,6 +172,7 @@ __all__ = [
     "rank",
     "rerank_one",
     "rerank_scores",
+    "sampled_cjk_doc_counts",
     "segment_arrays",
     "segment_char_counts",
     "segment_columns",

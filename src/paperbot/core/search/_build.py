@@ -19,9 +19,11 @@ from paperbot.core.search._grams import (
     chunk_word_keys,
     chunk_words,
     cjk_mask,
+    joined_codes,
     text_codes,
 )
 from paperbot.core.search._index import FieldIndex, SearchIndex
+from paperbot.core.search._persist import PackedTexts
 from paperbot.core.search._weights import COMMON_DF
 from paperbot.core.text import normalize, normalize_bulk
 
@@ -290,15 +292,22 @@ def common_cjk_chars(
     which unigram postings are dropped (queries for those characters scan
     instead), so an estimate is as correct as an exact count, and cheaper."""
     step = COMMON_SAMPLE_STEP if len(texts) >= COMMON_SAMPLE_STEP * chunk else 1
-    # `batch` texts at a time (default `chunk`): fewer temporaries, same
-    # counts. Each batch's sample taken from a contiguous slice (one read
-    # of `PackedTexts`, not one per text).
-    batch = batch or chunk
-    df = np.zeros(1 << CJK_BITS, dtype=np.int64)
-    for start in range(0, len(texts), step * batch):
-        df += cjk_doc_counts(texts[start : start + step * batch][::step], batch)
+    # `batch` texts at a time (default `chunk`): fewer temporaries, same counts.
+    df = sampled_cjk_doc_counts(texts, step, 0, batch or chunk)
     sampled = -(-len(texts) // step)
     return np.flatnonzero(df > COMMON_DF * sampled).astype(np.int64)
+
+
+def sampled_cjk_doc_counts(
+    texts: Sequence[str], step: int, first: int = 0, batch: int = 4096
+) -> NDArray[np.int64]:
+    """`cjk_doc_counts(texts[first::step], batch)`, each batch's sample
+    taken from a contiguous slice: one read of `PackedTexts`, not one per
+    text."""
+    df = np.zeros(1 << CJK_BITS, dtype=np.int64)
+    for start in range(first, len(texts), step * batch):
+        df += cjk_doc_counts(texts[start : start + step * batch][::step], batch)
+    return df
 
 
 COMMON_SAMPLE_STEP = 4
@@ -330,9 +339,11 @@ def _packed_chunk(
     words: dict[str, int] | None = None,
 ) -> NDArray[np.int64]:
     """Sorted, de-duplicated (gram << doc_bits | paper) of one chunk of texts."""
-    sub = texts[start : start + chunk]
-    codes = text_codes(sub)
-    keys, docs = char_grams(sub, codes)
+    if isinstance(texts, PackedTexts):  # a load's: no string made per text
+        codes = joined_codes(texts.joined(start, chunk))
+    else:
+        codes = text_codes(texts[start : start + chunk])
+    keys, docs = char_grams((), codes)
     # Its words read off the same code points; a word twice in a paper is
     # one pair after the sort below.
     chunk_word_list, word_docs = chunk_words(codes)

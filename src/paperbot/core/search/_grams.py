@@ -49,6 +49,14 @@ def text_codes(texts: Sequence[str]) -> tuple[NDArray[np.uint32], NDArray[np.int
     return cp, doc
 
 
+def joined_codes(joined: str) -> tuple[NDArray[np.uint32], NDArray[np.int32]]:
+    """`text_codes` of texts given joined by NUL (`PackedTexts.joined`):
+    the same, but for the position given each NUL, which no gram reads."""
+    cp = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
+    doc = np.cumsum(cp == 0, dtype=np.int32)
+    return cp, doc
+
+
 def char_grams(
     texts: Sequence[str],
     codes: tuple[NDArray[np.uint32], NDArray[np.int32]] | None = None,
