@@ -117,7 +117,11 @@ def _title_text(title: str, norm: str | None = None) -> str:
     acronyms of its capitalised word runs, so `DPO` finds "Direct
     Preference Optimization"."""
     norm = normalize(title) if norm is None else norm
-    extra = [a for a in title_acronyms(title) if a not in norm.split()]
+    found = title_acronyms(title)
+    if not found:
+        return norm
+    words = norm.split()  # once, not once per acronym
+    extra = [a for a in found if a not in words]
     return f"{norm} {' '.join(extra)}" if extra else norm
 
 
