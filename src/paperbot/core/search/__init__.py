@@ -61,6 +61,14 @@ from paperbot.core.search._grams import (
     word_key,
 )
 from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
+from paperbot.core.search._match import (
+    FieldSet,
+    FieldText,
+    NearWords,
+    cjk_strengths,
+    latin_near,
+    term_match,
+)
 from paperbot.core.search._persist import (
     INDEX_FORMAT,
     PackedTexts,
@@ -128,6 +136,9 @@ __all__ = [
     "TRANSLATION",
     "ChunkRuns",
     "FieldIndex",
+    "FieldSet",
+    "FieldText",
+    "NearWords",
     "PackedTexts",
     "ParsedQuery",
     "QueryProblem",
@@ -145,6 +156,7 @@ __all__ = [
     "char_grams",
     "chunk_word_keys",
     "chunk_words",
+    "cjk_strengths",
     "common_cjk_chars",
     "common_from_counts",
     "concept_translations",
@@ -164,6 +176,7 @@ __all__ = [
     "iter_index_arrays",
     "joined_codes",
     "keeps_common",
+    "latin_near",
     "load_dictionary",
     "pack_texts",
     "packed_char_counts",
@@ -180,6 +193,7 @@ __all__ = [
     "stage1_scores",
     "suggest_titles",
     "term_grams",
+    "term_match",
     "term_scores",
     "term_weight",
     "text_codes",
