@@ -143,9 +143,9 @@ def _looks_like_noise(title: str) -> bool:
     """Mostly symbols or digits: letters are under half of the visible characters."""
     if title.isascii():
         # The usual title: its bytes' `translate` counts in C, not per character.
-        visible = title.encode().translate(None, _ASCII_SPACES)
-        letters = len(visible) - len(visible.translate(None, _ASCII_LETTERS))
-        return letters * 2 < len(visible)
+        shown = title.encode().translate(None, _ASCII_SPACES)
+        letters = len(shown) - len(shown.translate(None, _ASCII_LETTERS))
+        return letters * 2 < len(shown)
     # `split()` drops the same characters `isspace` does.
     visible = "".join(title.split())
     letters = len(visible) if visible.isalpha() else sum(map(str.isalpha, visible))
