@@ -19,6 +19,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from operator import attrgetter
 
 from paperbot.core.corpus_decode import decode as decode
 from paperbot.core.corpus_decode import decode_page as decode_page
@@ -55,6 +56,7 @@ _VENUE_NAMES = {
     name.casefold(): name for name in (*_KNOWN_VENUES, "AAAI", "IJCAI", "COLM", "KDD", "TMLR")
 }
 _METADATA_MARKERS = ("同领域", "高频主题", "跨会议")
+_TITLE = attrgetter("title")
 
 
 def venue_name(raw: str) -> str:
@@ -129,7 +131,7 @@ def _noise_warning(
     """A warning when most "titles" repeat: a generated or corrupted page."""
     if len(entries) < _NOISE_MIN_ENTRIES:
         return []
-    distinct = len({key(e.title) for e in entries})
+    distinct = len(set(map(key, map(_TITLE, entries))))
     if distinct * 2 >= len(entries):
         return []
     reason = (

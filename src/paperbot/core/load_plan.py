@@ -57,6 +57,8 @@ def plan_load(
     kept = [e for r in existing.values() for e in r.entries if e.source.file not in names]
     merged = {r.key: r for r in merge_entries(sorted([*kept, *fresh], key=_ENTRY_ORDER), key)}
     touched = frozenset(map(key, map(_TITLE, fresh)))
+    if not existing:  # a first load: only inserts, no pass over them for the rest
+        return LoadPlan(tuple(merged.values()), (), (), 0, len(fresh), touched)
     inserts = tuple(r for k, r in merged.items() if k not in existing)
     updates = tuple(r for k, r in merged.items() if k in existing and existing[k] != r)
     unchanged = sum(1 for k in touched if k in existing and existing[k] == merged[k])
