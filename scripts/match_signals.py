@@ -47,21 +47,19 @@ from __future__ import annotations
 import asyncio
 import math
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from paperbot.bench.judged import HELD_OUT_TOPICS_FILE, JudgedTopic, load_judged_topics
-from paperbot.bench.quality import _bench_settings
+from paperbot.bench.shipped import shipped_corpus_app
 from paperbot.clock import utc_now
-from paperbot.config import BUNDLED_CORPUS, load_settings
 from paperbot.core.topics import _feedback as fbk
 from paperbot.core.topics import _matching as mt
 from paperbot.core.topics._keys import is_cjk_token, needle
+from paperbot.core.topics._typed import topic_terms
 from paperbot.services.app import App
 
 Row = dict[str, Any]
@@ -85,7 +83,8 @@ def _tfidf(docs: Sequence[Counter[str]]) -> Arr:
         for g, c in d.items():
             x[i, index[g]] = (1 + math.log(c)) * math.log((n + 1) / (df[g] + 1))
     norms = np.linalg.norm(x, axis=1, keepdims=True) + 1e-9
-    return x / norms
+    scaled: Arr = x / norms
+    return scaled
 
 
 def _grams(text: str) -> Counter[str]:
@@ -231,7 +230,7 @@ def topic_row(ctx: _Context, judged: JudgedTopic, ids: dict[str, int]) -> Row:
     others = [k for k in ctx.clear_all if k != own]
     others_fb = np.vstack([ctx.feedback_all[k] for k in others])
     part, partw = np.zeros(ctx.n), np.zeros(ctx.n)
-    for piece in _alias_parts(mt._topic_terms(topic, ctx.vocab)):
+    for piece in _alias_parts(topic_terms(topic, ctx.vocab)):
         held = _holds(ctx.docs, piece)
         part += held
         partw += held * math.log((ctx.n + 1) / (held.sum() + 1))
@@ -251,22 +250,14 @@ def topic_row(ctx: _Context, judged: JudgedTopic, ids: dict[str, int]) -> Row:
 
 
 async def collect(e5: Any = None) -> dict[str, list[Row]]:
-    configured = load_settings()
     sets = {"tuned": load_judged_topics(), "held": load_judged_topics(HELD_OUT_TOPICS_FILE)}
-    with tempfile.TemporaryDirectory() as tmp:
-        app = await App.open(_bench_settings(configured, Path(tmp) / "signals.sqlite3"))
-        try:
-            await app.corpus.load(
-                [BUNDLED_CORPUS], default_area=configured.corpus.default_area, now=utc_now()
-            )
-            papers = await app.corpus.list_papers()
-            ids = {p.title: p.id for p in papers}
-            _TEXTS.update({p.id: (p.title, p.summary) for p in papers})
-            _, corpus = await app.topics.corpus()
-            ctx = _Context(app, corpus, e5)
-            return {name: [topic_row(ctx, t, ids) for t in ts] for name, ts in sets.items()}
-        finally:
-            await app.close()
+    async with shipped_corpus_app("signals", utc_now()) as app:
+        papers = await app.corpus.list_papers()
+        ids = {p.title: p.id for p in papers}
+        _TEXTS.update({p.id: (p.title, p.summary) for p in papers})
+        _, corpus = await app.topics.corpus()
+        ctx = _Context(app, corpus, e5)
+        return {name: [topic_row(ctx, t, ids) for t in ts] for name, ts in sets.items()}
 
 
 # --- measuring ---------------------------------------------------------------

@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import argparse
 import random
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,9 +30,8 @@ import numpy as np
 from paperbot.argtypes import positive_int
 from paperbot.bench.judged import JudgedTopic, load_judged_topics
 from paperbot.bench.metrics import mean
-from paperbot.bench.quality import _bench_settings
+from paperbot.bench.shipped import shipped_corpus_app
 from paperbot.clock import utc_now
-from paperbot.config import BUNDLED_CORPUS, load_settings
 from paperbot.core.digest import CorpusArrays, PreparedDemand, TopicDemand, pick
 from paperbot.core.profile import NEAR_DUPLICATE
 from paperbot.services.app import App
@@ -70,23 +67,15 @@ class SimReader:
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     topics = load_judged_topics()
-    configured = load_settings()
-    with tempfile.TemporaryDirectory() as tmp:
-        app = await App.open(_bench_settings(configured, Path(tmp) / "feedback.sqlite3"))
-        try:
-            now = utc_now()
-            await app.corpus.load(
-                [BUNDLED_CORPUS], default_area=configured.corpus.default_area, now=now
-            )
-            ids = {p.title: p.id for p in await app.corpus.list_papers()}
-            corpus = await app.digest.corpus_arrays()
-            arms = {}
-            for learning in (True, False):
-                readers = await _readers(app, topics, ids, corpus, args)
-                await _simulate(app, corpus, readers, args, learning=learning)
-                arms[learning] = readers
-        finally:
-            await app.close()
+    now = utc_now()
+    async with shipped_corpus_app("feedback", now) as app:
+        ids = {p.title: p.id for p in await app.corpus.list_papers()}
+        corpus = await app.digest.corpus_arrays()
+        arms = {}
+        for learning in (True, False):
+            readers = await _readers(app, topics, ids, corpus, args)
+            await _simulate(app, corpus, readers, args, learning=learning)
+            arms[learning] = readers
     return _summary(arms[True], arms[False], args, len(corpus))
 
 

@@ -23,10 +23,8 @@ macro-averaged over topics; search figures are means over queries.
 from __future__ import annotations
 
 import argparse
-import tempfile
 import unicodedata
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from paperbot.bench.baselines import BaselineCorpus, baseline_rank
@@ -53,15 +51,9 @@ from paperbot.bench.metrics import (
     set_precision,
     set_recall,
 )
+from paperbot.bench.shipped import shipped_corpus_app
 from paperbot.clock import utc_now
-from paperbot.config import (
-    BUNDLED_CORPUS,
-    ConfigError,
-    CorpusSettings,
-    DatabaseSettings,
-    Settings,
-    load_settings,
-)
+from paperbot.config import ConfigError
 from paperbot.services.app import App
 from paperbot.services.digest import reader_demands
 
@@ -95,27 +87,19 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
         held_queries = load_judged_queries(HELD_OUT_QUERIES_FILE)
     except JudgedDataError as exc:
         raise ConfigError(f"judged data: {exc}") from None
-    configured = load_settings()
-    with tempfile.TemporaryDirectory() as tmp:
-        app = await App.open(_bench_settings(configured, Path(tmp) / "quality.sqlite3"))
-        try:
-            await app.corpus.load(
-                [BUNDLED_CORPUS], default_area=configured.corpus.default_area, now=utc_now()
-            )
-            papers = await app.corpus.list_papers()
-            ids = {p.title: p.id for p in papers}
-            naive = [baseline_paper(p.id, p.year, p.title, p.summary) for p in papers]
-            search_naive = BaselineCorpus(
-                tuple(p.id for p in papers),
-                tuple(p.title.lower() for p in papers),
-                tuple(p.summary.lower() for p in papers),
-            )
-            topic_rows = [await _topic_row(app, t, ids, naive) for t in topics]
-            query_rows = [await _query_row(app, q, ids, search_naive) for q in queries]
-            held_topic_rows = [await _topic_row(app, t, ids, naive) for t in held_topics]
-            held_query_rows = [await _query_row(app, q, ids, search_naive) for q in held_queries]
-        finally:
-            await app.close()
+    async with shipped_corpus_app("quality", utc_now()) as app:
+        papers = await app.corpus.list_papers()
+        ids = {p.title: p.id for p in papers}
+        naive = [baseline_paper(p.id, p.year, p.title, p.summary) for p in papers]
+        search_naive = BaselineCorpus(
+            tuple(p.id for p in papers),
+            tuple(p.title.lower() for p in papers),
+            tuple(p.summary.lower() for p in papers),
+        )
+        topic_rows = [await _topic_row(app, t, ids, naive) for t in topics]
+        query_rows = [await _query_row(app, q, ids, search_naive) for q in queries]
+        held_topic_rows = [await _topic_row(app, t, ids, naive) for t in held_topics]
+        held_query_rows = [await _query_row(app, q, ids, search_naive) for q in held_queries]
     return {
         "papers": len(papers),
         "rank_depth": RANK_DEPTH,
@@ -135,19 +119,6 @@ def _set_report(
         "topics": _topic_summary(topic_rows),
         "search": _search_summary(query_rows),
     }
-
-
-def _bench_settings(configured: Settings, database: Path) -> Settings:
-    """The configured settings (vocabulary, search) over a fresh database
-    holding the shipped corpus."""
-    return configured.model_copy(
-        update={
-            "database": DatabaseSettings(path=database),
-            "corpus": CorpusSettings(
-                path=BUNDLED_CORPUS, default_area=configured.corpus.default_area
-            ),
-        }
-    )
 
 
 # --- topics -------------------------------------------------------------------

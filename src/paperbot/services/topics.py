@@ -12,6 +12,7 @@ the new papers alone; otherwise it is read from the database (stored by
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 from collections import OrderedDict
@@ -100,6 +101,9 @@ class TopicService:
         self.db = db
         self.vocabulary = vocabulary
         self._protected = vocabulary.term_words()
+        # Resolving may cost ms (typo checks); digests re-read every stored
+        # keyword on the loop, and the vocabulary is fixed for our life.
+        self._read_today = functools.lru_cache(maxsize=4096)(self._resolve_or_none)
         self._snapshot: _Snapshot | None = None
         self._matches: OrderedDict[tuple[int, TopicKind, str], TopicMatches] = OrderedDict()
         self._lock = asyncio.Lock()
@@ -120,24 +124,20 @@ class TopicService:
         return suggest(text, self.vocabulary)
 
     def stored(self, kind: TopicKind, key: str, label: str) -> Topic:
-        """The topic a stored subscription refers to.
-
-        A vocabulary id that was removed from the file since comes back as a
-        topic with no terms (it matches nothing); `is_retired` tells.
-        """
+        """The topic a stored subscription refers to. A vocabulary id removed
+        from the file since comes back with no terms (`is_retired` tells)."""
         if kind == "keyword":
             return Topic("keyword", key, label)
         return self.vocabulary.get(key) or Topic("topic", key, label or key)
 
     def current(self, topic: Topic) -> Topic:
-        """A stored keyword read as `resolve` reads its text today (the
-        vocabulary may have grown), so the digest matches it as /subscribe does."""
-        if not topic.is_keyword:
-            return topic
-        try:
-            return self.resolve(topic.name)
-        except TopicInputError:
-            return topic
+        """A stored keyword read as `resolve` (so /subscribe) reads it today."""
+        return (self._read_today(topic.name) or topic) if topic.is_keyword else topic
+
+    def _resolve_or_none(self, text: str) -> Topic | None:
+        with contextlib.suppress(TopicInputError):
+            return self.resolve(text)
+        return None
 
     def within(self, topic: Topic) -> Topic | None:
         """The vocabulary topic a keyword says an alias of (`resolve` keys
