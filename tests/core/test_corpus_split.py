@@ -10,7 +10,7 @@ import pytest
 
 from paperbot.core import corpus
 from paperbot.core.corpus import parse_text
-from paperbot.core.text import has_cjk
+from paperbot.core.text import collapse_whitespace, has_cjk
 
 
 def reference_split(line: str) -> tuple[str, str] | None:
@@ -48,6 +48,16 @@ def reference_split(line: str) -> tuple[str, str] | None:
         "Title:  spaces   : 摘要",
         "x",
         "",
+        "a:b 中文",
+        "Title:\u3000 摘要",
+        "Title:\u3000",
+        "A: B: no CJK at all",
+        "x:y:z",
+        "Title: 「引号」开头",
+        "Title:「引号」",
+        "：全角开头",
+        "T：a：b 中",
+        "Title \t:\t 摘要 : 还有",
     ],
 )
 def test_split_matches_reference(line: str) -> None:
@@ -78,3 +88,10 @@ def test_line_layout_splits_each_line_once(monkeypatch: pytest.MonkeyPatch) -> N
     ]
     assert set(seen) == set(lines)
     assert max(seen.values()) == 1
+
+
+@pytest.mark.parametrize(
+    "text", ["a b", "a  b", "a\tb", "a\u3000b", "a\xa0b", "摘要 中文", "a\u200bb", "a\x85b", "x"]
+)
+def test_collapse_of_stripped_text_is_collapse_whitespace(text: str) -> None:
+    assert corpus._collapse_stripped(text) == collapse_whitespace(text)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from paperbot.bench.incremental import write_pages
-from paperbot.bench.search import QUERIES
+from paperbot.bench.search_queries import KEYWORD_QUERIES
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.core.models import PaperColumns
 from paperbot.core.search import pack_texts
@@ -67,7 +67,7 @@ def count_read_backs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 async def answers(app: App) -> list[list[tuple[int, float, tuple[str, ...]]]]:
     out = []
-    for query in QUERIES:
+    for query in KEYWORD_QUERIES:
         result = await app.search.search(query, limit=20)
         out.append([(hit.paper.id, hit.score, hit.matched) for hit in result.hits])
     return out

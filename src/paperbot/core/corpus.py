@@ -15,32 +15,40 @@ are not.
 
 from __future__ import annotations
 
-import codecs
 import re
 import unicodedata
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from operator import attrgetter
 
+from paperbot.core.corpus_decode import decode as decode
+from paperbot.core.corpus_decode import decode_page as decode_page
+from paperbot.core.corpus_decode import page_lines
 from paperbot.core.models import Entry, PaperRecord, ParsedFile, Problem, Source
-from paperbot.core.text import CJK_CLASS, collapse_whitespace, has_cjk, strip_invisible, title_key
+from paperbot.core.text import CJK_CLASS, collapse_whitespace, has_cjk, title_key
 
 # Bump when parsing changes, so unchanged files are parsed again on next load.
 # 2: bad bytes are replaced (the line is reported) instead of skipping the file;
 #    size, length and noise limits.
 PARSER_VERSION = 2
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # Where a summary may begin: an ideograph, CJK punctuation or a full-width form.
-_CJK_CHAR = re.compile(f"[{CJK_CLASS}\u3000-\u303f\uff01-\uff5e]")
+_SUMMARY_START = f"{CJK_CLASS}\u3000-\u303f\uff01-\uff5e"
+_CJK_CHAR = re.compile(f"[{_SUMMARY_START}]")
 # `Title: summary`, `Title：summary`, `Title:摘要` (no space before CJK), or a
 # bare `Title:` (title only).
 _SEPARATOR = re.compile(rf":\s+|：\s*|:(?=[{CJK_CLASS}])|:$")
+# The title before the last separator ahead of the first summary character
+# (greedy), or before the first separator (lazy: for a line with none).
+_LAST_SEPARATOR = re.compile(rf"([^{_SUMMARY_START}]+)(?:{_SEPARATOR.pattern})")
+_FIRST_SEPARATOR = re.compile(rf"(.+?)(?:{_SEPARATOR.pattern})")
 _AREA_LINE = re.compile(r"^\W*\s*(?P<area>[^\s¶].*?)\s*¶\s*$")
 _HEADER_VENUE = re.compile(
     r"^\W*\s*(?P<venue>[A-Za-z][A-Za-z-]*?)\s*(?P<year>(?:19|20)\d{2})\s*[·•|]\s*(?P<count>\d+)\s*篇"
 )
 _PLAIN_VENUE = re.compile(r"^(?P<venue>[A-Za-z][A-Za-z-]{1,15})\s?(?P<year>(?:19|20)\d{2})$")
+#: The longest line `_PLAIN_VENUE` matches (1 + 15 letters, a space, a year).
+_VENUE_LINE_MAX = 21
 _FILE_VENUE = re.compile(r"(?P<venue>[A-Za-z]+)[-_ ]?(?P<year>(?:19|20)\d{2})")
 # Known spellings; anything else keeps the file's own casing.
 _KNOWN_VENUES = ("NeurIPS", "ICML", "ICLR", "ACL", "EMNLP", "NAACL", "CVPR", "ICCV", "ECCV")
@@ -48,6 +56,7 @@ _VENUE_NAMES = {
     name.casefold(): name for name in (*_KNOWN_VENUES, "AAAI", "IJCAI", "COLM", "KDD", "TMLR")
 }
 _METADATA_MARKERS = ("同领域", "高频主题", "跨会议")
+_TITLE = attrgetter("title")
 
 
 def venue_name(raw: str) -> str:
@@ -80,67 +89,6 @@ class _Context:
     limits: CorpusLimits = CorpusLimits()
 
 
-#: Lines with bad bytes reported one by one; more are summed up in one problem.
-_BAD_LINES_LISTED = 20
-_ASCII = bytes(range(128))
-
-
-def decode(data: bytes, file: str) -> str | Problem:
-    """The page's text (bad bytes replaced by U+FFFD), or why it is skipped."""
-    decoded = decode_page(data, file)
-    return decoded if isinstance(decoded, Problem) else decoded[0]
-
-
-def decode_page(data: bytes, file: str) -> tuple[str, tuple[Problem, ...]] | Problem:
-    """UTF-8 text (a BOM is dropped) and a problem per line with bad bytes.
-
-    One bad byte must not reject a page: it is replaced by U+FFFD and its
-    line reported. A file mostly not UTF-8 (another encoding: its bad bytes
-    are at least half of its non-ASCII bytes, or on over a tenth of its
-    lines) or with NUL bytes is skipped.
-    """
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    text, bad_positions, bad_bytes = _decode_replacing(data)
-    if "\x00" in text:
-        return Problem(file, None, "binary file (NUL bytes): skipped")
-    if not bad_positions:
-        return text, ()
-    starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
-    bad_lines = sorted({bisect_right(starts, position) for position in bad_positions})
-    non_ascii = len(data.translate(None, _ASCII))
-    if bad_bytes * 2 >= non_ascii or len(bad_lines) * 10 > len(starts):
-        return Problem(file, None, f"not UTF-8 text (byte {bad_positions[0]}): skipped")
-    reason = "bytes that are not UTF-8, replaced by U+FFFD (the line was loaded)"
-    problems = [Problem(file, line, reason, warning=True) for line in bad_lines]
-    if len(problems) > _BAD_LINES_LISTED:
-        more = len(problems) - _BAD_LINES_LISTED
-        problems = problems[:_BAD_LINES_LISTED]
-        problems.append(Problem(file, None, f"{more} more lines with bad bytes", warning=True))
-    return text, tuple(problems)
-
-
-def _decode_replacing(data: bytes) -> tuple[str, list[int], int]:
-    """(text, where each U+FFFD was put in the text, bad bytes), in one pass."""
-    view = memoryview(data)
-    pieces: list[str] = []
-    positions: list[int] = []
-    length = start = bad = 0
-    while True:
-        try:
-            piece, _ = codecs.utf_8_decode(view[start:], "strict", True)
-        except UnicodeDecodeError as exc:
-            piece, _ = codecs.utf_8_decode(view[start : start + exc.start], "strict", True)
-            pieces += (piece, "\ufffd")
-            positions.append(length + len(piece))
-            length += len(piece) + 1
-            bad += exc.end - exc.start
-            start += exc.end
-            continue
-        pieces.append(piece)
-        return "".join(pieces), positions, bad
-
-
 def parse_text(
     text: str,
     file: str,
@@ -151,20 +99,18 @@ def parse_text(
     """Parse one page in either layout, within `limits` (`key`: how a
     title's `title_key` is had, e.g. a load's `TitleKeys`)."""
     limits = limits or CorpusLimits()
-    lines = [
-        strip_invisible(line).strip() for line in _LINE_BREAK.split(text.removeprefix("\ufeff"))
-    ]
+    lines = page_lines(text.removeprefix("\ufeff"))
     ctx = replace(_header_context(lines, file, default_area), limits=limits)
     if ctx.venue is None or ctx.year is None:
         problem = Problem(
             file, None, "no venue and year (no venue line, and none in the file name): skipped"
         )
         return ParsedFile(file, (), (problem,))
-    block, splits = _layout(lines)
+    block, splits, content = _layout(lines)
     if block:
         entries, problems = _parse_blocks(lines, ctx)
     else:
-        entries, problems = _parse_lines(lines, ctx, splits)
+        entries, problems = _parse_lines(lines, ctx, splits, content)
     if len(entries) > limits.max_entries_per_file:
         reason = (
             f"{len(entries)} papers, more than corpus.max_entries_per_file "
@@ -185,7 +131,7 @@ def _noise_warning(
     """A warning when most "titles" repeat: a generated or corrupted page."""
     if len(entries) < _NOISE_MIN_ENTRIES:
         return []
-    distinct = len({key(e.title) for e in entries})
+    distinct = len(set(map(key, map(_TITLE, entries))))
     if distinct * 2 >= len(entries):
         return []
     reason = (
@@ -197,11 +143,19 @@ def _noise_warning(
 
 def _looks_like_noise(title: str) -> bool:
     """Mostly symbols or digits: letters are under half of the visible characters."""
-    # `split()` drops the same characters `isspace` does; letters are counted
-    # at once when all of them are (the usual title), else one by one in C.
+    if title.isascii():
+        # The usual title: its bytes' `translate` counts in C, not per character.
+        shown = title.encode().translate(None, _ASCII_SPACES)
+        letters = len(shown) - len(shown.translate(None, _ASCII_LETTERS))
+        return letters * 2 < len(shown)
+    # `split()` drops the same characters `isspace` does.
     visible = "".join(title.split())
     letters = len(visible) if visible.isalpha() else sum(map(str.isalpha, visible))
     return letters * 2 < len(visible)
+
+
+_ASCII_SPACES = bytes(c for c in range(128) if chr(c).isspace())
+_ASCII_LETTERS = bytes(c for c in range(128) if chr(c).isalpha())
 
 
 def _limit_problem(ctx: _Context, title: str, summaries: Sequence[str]) -> str | None:
@@ -236,21 +190,28 @@ def _header_context(lines: list[str], file: str, default_area: str) -> _Context:
     return _Context(file, venue, year, area)
 
 
-def _layout(lines: list[str]) -> tuple[bool, dict[int, tuple[str, str] | None]]:
+def _layout(lines: list[str]) -> tuple[bool, dict[int, tuple[str, str] | None], list[int]]:
     """Block layout (a plain venue line, or titles standing alone on lines)
-    or not, and the lines split on the way by index (not split again)."""
+    or not, the lines split on the way by index (not split again), and the
+    indexes of the lines that are neither blank nor a header."""
     splits: dict[int, tuple[str, str] | None] = {}
-    if any(_PLAIN_VENUE.match(line) for line in lines):
-        return True, splits
-    content = [i for i, line in enumerate(lines) if line and not _is_header(line)]
+    if any(map(_PLAIN_VENUE.match, [line for line in lines if len(line) <= _VENUE_LINE_MAX])):
+        return True, splits, []
+    # Most lines are papers: long and not starting with a symbol, so no header.
+    category = unicodedata.category
+    content = [
+        i
+        for i, line in enumerate(lines)
+        if line and ((len(line) > 25 and category(line[0]) not in _SYMBOLS) or not _is_header(line))
+    ]
     separated = 0
     for i in content:
         split = splits[i] = _split_title(lines[i])
         separated += split is not None
         # Decided once half are "Title: summary" lines: skip the rest.
         if separated * 2 >= len(content):
-            return False, splits
-    return bool(content), splits
+            return False, splits, content
+    return bool(content), splits, content
 
 
 def _is_header(line: str) -> bool:
@@ -266,22 +227,24 @@ def _is_header(line: str) -> bool:
     )
 
 
+_SYMBOLS = ("So", "Sk", "Cn")
+
+
 def _starts_with_symbol(line: str) -> bool:
-    return bool(line) and unicodedata.category(line[0]) in ("So", "Sk", "Cn")
+    return bool(line) and unicodedata.category(line[0]) in _SYMBOLS
 
 
 def _split_title(line: str) -> tuple[str, str] | None:
-    """(title, summary) split at the last separator before the summary starts."""
-    first_cjk = _CJK_CHAR.search(line)
-    # Only the part before the first CJK character can hold the title; the
-    # +1 lets a full-width colon or a `:` glued to CJK be seen.
-    head = line[: first_cjk.start() + 1] if first_cjk else line
-    candidates = [m for m in _SEPARATOR.finditer(head) if m.start() > 0]
-    if not candidates:
-        return None
+    """(title, summary) split at the last separator before the summary starts
+    (the first CJK character, which the title part of the match excludes)."""
+    sep = _LAST_SEPARATOR.match(line)
     # Without CJK there is no sign where the summary starts: take the first.
-    sep = candidates[-1] if first_cjk else candidates[0]
-    title, summary = line[: sep.start()].strip(), line[sep.end() :].strip()
+    # (None is before the separator: look from there, usually one character.)
+    if sep is not None and _CJK_CHAR.search(line, sep.end(1)) is None:
+        sep = _FIRST_SEPARATOR.match(line)
+    if sep is None:
+        return None
+    title, summary = sep[1].strip(), line[sep.end() :].strip()
     # `_looks_like_title` without its CJK check: the title ends before the
     # first CJK character. Most start with a letter: no generator for them.
     if not (title[:1].isalpha() or any(ch.isalpha() for ch in title)):
@@ -294,28 +257,55 @@ def _looks_like_title(text: str) -> bool:
 
 
 def _parse_lines(
-    lines: list[str], ctx: _Context, known: dict[int, tuple[str, str] | None]
+    lines: list[str],
+    ctx: _Context,
+    known: dict[int, tuple[str, str] | None],
+    content: list[int],
 ) -> tuple[list[Entry], list[Problem]]:
+    """The entries of the `content` lines (by index), and the problems."""
     entries: list[Entry] = []
     problems: list[Problem] = []
-    for number, line in enumerate(lines, start=1):
-        if len(line) > ctx.limits.max_line_chars:
+    max_chars = ctx.limits.max_line_chars
+    # An overlong line is reported even when it is a header (none usually is).
+    longer = [i for i, line in enumerate(lines) if len(line) > max_chars]
+    for i in sorted({*content, *longer}) if longer else content:
+        line = lines[i]
+        if len(line) > max_chars:
             reason = f"line of {len(line)} characters, longer than a title and summary may be"
-            problems.append(Problem(ctx.file, number, f"{reason}: skipped"))
+            problems.append(Problem(ctx.file, i + 1, f"{reason}: skipped"))
             continue
-        if not line or _is_header(line):
-            continue
-        split = known[number - 1] if number - 1 in known else _split_title(line)
+        split = known[i] if i in known else _split_title(line)
         if split is None:
-            problems.append(Problem(ctx.file, number, _why_not_an_entry(line)))
+            problems.append(Problem(ctx.file, i + 1, _why_not_an_entry(line)))
             continue
-        title, summary = split
-        summaries = (summary,) if summary else ()
-        if (why := _limit_problem(ctx, title, summaries)) is not None:
-            problems.append(Problem(ctx.file, number, why))
-            continue
-        entries.append(_entry(ctx, title, summaries, number))
+        entry = _line_entry(ctx, *split, i + 1)
+        if isinstance(entry, str):
+            problems.append(Problem(ctx.file, i + 1, entry))
+        else:
+            entries.append(entry)
     return entries, problems
+
+
+def _line_entry(ctx: _Context, title: str, summary: str, number: int) -> Entry | str:
+    """The entry of a split line (both parts stripped), or why it is skipped."""
+    limits = ctx.limits
+    if (
+        len(title) > limits.max_title_chars
+        or len(summary) > limits.max_summary_chars
+        or _looks_like_noise(title)
+    ):
+        return _limit_problem(ctx, title, (summary,) if summary else ()) or ""
+    assert ctx.venue is not None
+    assert ctx.year is not None
+    summaries = (_collapse_stripped(summary),) if summary else ()
+    title = _collapse_stripped(title)
+    return Entry(title, ctx.venue, ctx.year, ctx.area, summaries, Source(ctx.file, number))
+
+
+def _collapse_stripped(text: str) -> str:
+    """`collapse_whitespace` of stripped text: most has nothing to collapse
+    (`isprintable` is false for every whitespace character but the space)."""
+    return text if text.isprintable() and "  " not in text else collapse_whitespace(text)
 
 
 def _why_not_an_entry(line: str) -> str:
@@ -387,12 +377,20 @@ def merge_entries(
     entries: Iterable[Entry], key: Callable[[str], str] = title_key
 ) -> list[PaperRecord]:
     """Group entries by normalised title; the first entry names the paper."""
-    groups: dict[str, list[Entry]] = {}
+    # A paper's one entry (the usual case) is kept as it is: no list for it.
+    groups: dict[str, Entry | list[Entry]] = {}
     for entry in entries:
-        groups.setdefault(key(entry.title), []).append(entry)
-    return [_record(key, group) for key, group in groups.items()]
+        k = key(entry.title)
+        group = groups.get(k)
+        if group is None:
+            groups[k] = entry
+        elif isinstance(group, list):
+            group.append(entry)
+        else:
+            groups[k] = [group, entry]
+    return [_record(k, group) for k, group in groups.items()]
 
 
-def _record(key: str, group: list[Entry]) -> PaperRecord:
-    first = group[0]
-    return PaperRecord(key, first.title, first.venue, first.year, first.area, tuple(group))
+def _record(key: str, group: Entry | list[Entry]) -> PaperRecord:
+    first, entries = (group, (group,)) if isinstance(group, Entry) else (group[0], tuple(group))
+    return PaperRecord(key, first.title, first.venue, first.year, first.area, entries)

@@ -5,10 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from paperbot.core.corpus import merge_entries
-from paperbot.core.models import Entry, PaperRecord, ParsedFile
+from paperbot.core.models import PaperRecord, ParsedFile
 from paperbot.core.text import title_key
+
+# An entry's (file, line) and its title, got in C: a load takes them from
+# every entry.
+_ENTRY_ORDER = attrgetter("source.file", "source.line")
+_TITLE = attrgetter("title")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,14 +55,12 @@ def plan_load(
     names = {f.file for f in loaded}
     fresh = [e for f in loaded for e in f.entries]
     kept = [e for r in existing.values() for e in r.entries if e.source.file not in names]
-    merged = {r.key: r for r in merge_entries(sorted([*kept, *fresh], key=_entry_order), key)}
-    touched = frozenset(key(e.title) for e in fresh)
+    merged = {r.key: r for r in merge_entries(sorted([*kept, *fresh], key=_ENTRY_ORDER), key)}
+    touched = frozenset(map(key, map(_TITLE, fresh)))
+    if not existing:  # a first load: only inserts, no pass over them for the rest
+        return LoadPlan(tuple(merged.values()), (), (), 0, len(fresh), touched)
     inserts = tuple(r for k, r in merged.items() if k not in existing)
     updates = tuple(r for k, r in merged.items() if k in existing and existing[k] != r)
     unchanged = sum(1 for k in touched if k in existing and existing[k] == merged[k])
     removals = tuple(k for k in existing if k not in merged)
     return LoadPlan(inserts, updates, removals, unchanged, len(fresh), touched)
-
-
-def _entry_order(entry: Entry) -> tuple[str, int]:
-    return entry.source.file, entry.source.line

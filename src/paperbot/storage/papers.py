@@ -255,33 +255,37 @@ async def venues(db: Database) -> list[VenueCount]:
     return [VenueCount(v, y, n) for v, y, n in await db.fetch_all(sql)]
 
 
-#: `json.dumps(value, ensure_ascii=False)` without building an encoder per
-#: call (that is what `dumps` does for any non-default option): the same text.
-_to_json = json.JSONEncoder(ensure_ascii=False).encode
+#: One string as `json.dumps(value, ensure_ascii=False)` writes it (the
+#: same function, in C).
+_quote = json.encoder.encode_basestring
 
 
 def _row(record: PaperRecord) -> tuple[Any, ...]:
+    entries = record.entries
+    # One entry (the usual paper) has its summaries without repeats already.
+    one = len(entries) == 1 and len(entries[0].summaries) < 2
+    summaries = entries[0].summaries if one else record.summaries
     return (
         record.key,
         record.title,
         record.venue,
         record.year,
         record.area,
-        _to_json([_encode_entry(e) for e in record.entries]),
-        _to_json(record.summaries),
+        "[" + ", ".join(map(_entry_json, entries)) + "]",
+        "[" + ", ".join(map(_quote, summaries)) + "]",
     )
 
 
-def _encode_entry(entry: Entry) -> dict[str, Any]:
-    return {
-        "title": entry.title,
-        "venue": entry.venue,
-        "year": entry.year,
-        "area": entry.area,
-        "summaries": list(entry.summaries),
-        "file": entry.source.file,
-        "line": entry.source.line,
-    }
+def _entry_json(entry: Entry) -> str:
+    """`json.dumps` (with `ensure_ascii=False`) of the entry as a dict of
+    these keys, written out: the same text (the key order, the encoder's
+    separators, its string escaping) without building the dict."""
+    return (
+        f'{{"title": {_quote(entry.title)}, "venue": {_quote(entry.venue)},'
+        f' "year": {int.__repr__(entry.year)}, "area": {_quote(entry.area)},'
+        f' "summaries": [{", ".join(map(_quote, entry.summaries))}],'
+        f' "file": {_quote(entry.source.file)}, "line": {int.__repr__(entry.source.line)}}}'
+    )
 
 
 def _decode_entries(text: str) -> tuple[Entry, ...]:

@@ -29,9 +29,11 @@ from paperbot.core.search._build import (
     build_index,
     build_index_columns,
     common_cjk_chars,
+    sampled_cjk_doc_counts,
     title_acronyms,
 )
 from paperbot.core.search._build_arrays import build_index_arrays, iter_index_arrays
+from paperbot.core.search._chunk_runs import ChunkRuns
 from paperbot.core.search._common import (
     COUNT_ARRAYS,
     char_counts,
@@ -48,8 +50,25 @@ from paperbot.core.search._dictionary import (
 )
 from paperbot.core.search._fusion import fuse_ranks, fused_order, query_cosines
 from paperbot.core.search._general import english_idf, general_idf, zipf_frequency
-from paperbot.core.search._grams import char_grams, term_grams, word_grams, word_key
+from paperbot.core.search._grams import (
+    char_grams,
+    chunk_word_keys,
+    chunk_words,
+    joined_codes,
+    term_grams,
+    text_codes,
+    word_grams,
+    word_key,
+)
 from paperbot.core.search._index import EMPTY_RANKING, FieldIndex, Ranking, SearchIndex
+from paperbot.core.search._match import (
+    FieldSet,
+    FieldText,
+    NearWords,
+    cjk_strengths,
+    latin_near,
+    term_match,
+)
 from paperbot.core.search._persist import (
     INDEX_FORMAT,
     PackedTexts,
@@ -115,7 +134,11 @@ __all__ = [
     "MIN_YEAR",
     "STOP_WORDS",
     "TRANSLATION",
+    "ChunkRuns",
     "FieldIndex",
+    "FieldSet",
+    "FieldText",
+    "NearWords",
     "PackedTexts",
     "ParsedQuery",
     "QueryProblem",
@@ -131,6 +154,9 @@ __all__ = [
     "build_index_columns",
     "char_counts",
     "char_grams",
+    "chunk_word_keys",
+    "chunk_words",
+    "cjk_strengths",
     "common_cjk_chars",
     "common_from_counts",
     "concept_translations",
@@ -148,7 +174,9 @@ __all__ = [
     "is_rare_char",
     "iter_arrays",
     "iter_index_arrays",
+    "joined_codes",
     "keeps_common",
+    "latin_near",
     "load_dictionary",
     "pack_texts",
     "packed_char_counts",
@@ -157,6 +185,7 @@ __all__ = [
     "rank",
     "rerank_one",
     "rerank_scores",
+    "sampled_cjk_doc_counts",
     "segment_arrays",
     "segment_char_counts",
     "segment_columns",
@@ -164,8 +193,10 @@ __all__ = [
     "stage1_scores",
     "suggest_titles",
     "term_grams",
+    "term_match",
     "term_scores",
     "term_weight",
+    "text_codes",
     "title_acronyms",
     "title_length_norm",
     "to_arrays",

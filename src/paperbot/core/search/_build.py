@@ -10,15 +10,20 @@ from numpy.typing import NDArray
 
 from paperbot.core.arrays import run_starts
 from paperbot.core.models import Paper
+from paperbot.core.search._chunk_runs import ChunkRuns, KeptBytes, Parked
 from paperbot.core.search._grams import (
     CJK_BITS,
     TAG_SHIFT,
     UNIGRAM,
     char_grams,
+    chunk_word_keys,
+    chunk_words,
     cjk_mask,
-    word_grams,
+    joined_codes,
+    text_codes,
 )
 from paperbot.core.search._index import FieldIndex, SearchIndex
+from paperbot.core.search._persist import PackedTexts
 from paperbot.core.search._weights import COMMON_DF
 from paperbot.core.text import normalize, normalize_bulk
 
@@ -112,7 +117,11 @@ def _title_text(title: str, norm: str | None = None) -> str:
     acronyms of its capitalised word runs, so `DPO` finds "Direct
     Preference Optimization"."""
     norm = normalize(title) if norm is None else norm
-    extra = [a for a in title_acronyms(title) if a not in norm.split()]
+    found = title_acronyms(title)
+    if not found:
+        return norm
+    words = norm.split()  # once, not once per acronym
+    extra = [a for a in found if a not in words]
     return f"{norm} {' '.join(extra)}" if extra else norm
 
 
@@ -137,11 +146,14 @@ def title_acronyms(title: str) -> list[str]:
 def _run_acronyms(run: list[str]) -> list[str]:
     """The acronyms of one run of capitalised words (see `title_acronyms`)."""
     out: list[str] = []
-    if 2 <= len(run) <= 6:
-        out.append("".join(w[0] for w in run).casefold())
-    parts = [p for w in run for p in w.split("-") if p]
-    if len(parts) > len(run) and 3 <= len(parts) <= 6:
-        out.append("".join(p[0] for p in parts).casefold())
+    if len(run) > 6:
+        return out  # as many parts at least: none gives an acronym
+    if len(run) >= 2:
+        out.append("".join([w[0] for w in run]).casefold())
+    if "-" in "".join(run):  # else the parts are the words
+        parts = [p for w in run for p in w.split("-") if p]
+        if len(parts) > len(run) and 3 <= len(parts) <= 6:
+            out.append("".join([p[0] for p in parts]).casefold())
     return out
 
 
@@ -154,6 +166,7 @@ def build_field(
     chunk: int = 1024,
     common_cps: NDArray[np.int64] | None = None,
     between: Callable[[], object] = lambda: None,
+    park: Callable[[NDArray[np.uint8]], Parked] = KeptBytes,
 ) -> FieldIndex:
     """Vectorised build in two passes over chunks of texts, like a counting
     sort: the first counts each gram's papers, the second writes every
@@ -161,9 +174,11 @@ def build_field(
 
     A chunk's grams are packed with the paper position in one int64, so one
     sort groups them by gram and drops a gram repeated inside one paper.
-    Only the final arrays and one chunk's temporaries are ever held, never
-    a buffer of every (gram, paper) pair: the grams are computed twice
-    instead. Unigrams of characters in more than `COMMON_DF` of texts
+    The first pass keeps each chunk's result compactly (`ChunkRuns`: its
+    distinct grams, and its papers by gram as 2-byte positions) for the
+    second, whose every batch is `park`ed meanwhile (a caller may keep them
+    out of memory); no buffer of every (gram, paper) pair as int64 is ever
+    held. Unigrams of characters in more than `COMMON_DF` of texts
     (的, 模, 数: half of all postings) are dropped; their keys are kept in
     `common` so a one-character query for one of them scans instead
     (`common_cps` gives that set instead of counting it: an appended part
@@ -178,23 +193,21 @@ def build_field(
         raise ValueError(f"too many papers for one index: {n}")
     if common_cps is None:
         common_cps = common_cjk_chars(texts)
-    words = _WordGrams()
-    keys, df = _vocabulary(texts, chunk, doc_bits, common_cps, words)
-    words.keys.clear()  # pass 2 takes every chunk's word grams from pass 1
+    runs = ChunkRuns(chunk, park)
+    keys, df = _vocabulary(texts, chunk, doc_bits, common_cps, runs)
     between()
     indptr = np.zeros(len(keys) + 1, dtype=np.int64)
     np.cumsum(df, out=indptr[1:])
     # Pass 2: each chunk's papers into their grams' slots, in paper order.
     docs = np.empty(int(indptr[-1]), dtype=np.int32)
     cursor = indptr[:-1].copy()
-    for start in range(0, n, chunk):
-        grams, papers = _chunk_pairs(texts, start, chunk, doc_bits, common_cps, words)
-        first = run_starts(grams)
-        gram_at = np.searchsorted(keys, grams[first])
-        run = np.diff(np.append(first, len(grams)))
-        within = np.arange(len(grams), dtype=np.int64) - np.repeat(first, run)
-        docs[np.repeat(cursor[gram_at], run) + within] = papers
-        cursor[gram_at] += run
+    for start, grams, counts, papers in runs.replay():
+        gram_at = np.searchsorted(keys, grams)
+        # A run's k-th paper goes k slots past its gram's cursor.
+        first = np.cumsum(counts, dtype=np.int64) - counts
+        slots = np.repeat(cursor[gram_at] - first, counts) + np.arange(len(papers))
+        docs[slots] = papers.astype(np.int32) + start
+        cursor[gram_at] += counts
     common = ((UNIGRAM << TAG_SHIFT) | common_cps).astype(np.int64)
     return FieldIndex(keys.astype(np.int64), indptr, docs, common)
 
@@ -204,23 +217,26 @@ def _vocabulary(
     chunk: int,
     doc_bits: int,
     common_cps: NDArray[np.int64],
-    words: _WordGrams,
+    runs: ChunkRuns,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Pass 1 of `build_field`: the sorted gram keys and each one's document
-    frequency. The chunks' grams are merged into the vocabulary so far
-    whenever they outgrow it: the chunks' distinct grams together are many
-    times the vocabulary (each chunk repeats the common ones), and holding
-    them all before one merge was most of a build's peak memory."""
+    frequency, each chunk's runs added to `runs`. The chunks' grams are
+    merged into the vocabulary so far whenever they outgrow it: the
+    chunks' distinct grams together are many times the vocabulary (each
+    chunk repeats the common ones), and holding them all before one merge
+    was most of a build's peak memory."""
     keys = np.zeros(0, dtype=np.int64)
     df = np.zeros(0, dtype=np.int64)
     seen: list[NDArray[np.int64]] = []
     seen_counts: list[NDArray[np.int64]] = []
     pending = 0
+    words: dict[str, int] = {}  # each word stemmed and hashed once per field
     for start in range(0, len(texts), chunk):
-        grams, _ = _chunk_pairs(texts, start, chunk, doc_bits, common_cps, words)
+        grams, papers = _chunk_pairs(texts, start, chunk, doc_bits, common_cps, words)
         first = run_starts(grams)
         seen.append(grams[first])
         seen_counts.append(np.diff(np.append(first, len(grams))))
+        runs.add(start, seen[-1], seen_counts[-1], papers - start)
         pending += len(first)
         if pending > max(len(keys), _MERGE_AT):
             keys, df = _merged([keys, *seen], [df, *seen_counts])
@@ -253,16 +269,20 @@ def _chunk_pairs(
     chunk: int,
     doc_bits: int,
     common_cps: NDArray[np.int64],
-    words: _WordGrams | None = None,
+    words: dict[str, int] | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
     """One chunk's distinct (gram, paper) pairs sorted by gram then paper,
-    without the unigrams of common characters."""
+    without the unigrams of common characters (`words`: the field's word
+    keys so far, `chunk_word_keys`)."""
     part = _packed_chunk(texts, start, chunk, doc_bits, words)
     grams = part >> doc_bits
     if len(common_cps):
         unigram = (grams >> TAG_SHIFT) == UNIGRAM
+        # A table look-up per unigram: cheaper than `np.isin`'s sort.
+        is_common = np.zeros(1 << CJK_BITS, dtype=np.bool_)
+        is_common[common_cps] = True
         drop = np.zeros(len(part), dtype=np.bool_)
-        drop[unigram] = np.isin(grams[unigram] & ((1 << CJK_BITS) - 1), common_cps)
+        drop[unigram] = is_common[grams[unigram] & ((1 << CJK_BITS) - 1)]
         if drop.any():
             part, grams = part[~drop], grams[~drop]
     return grams, (part & ((1 << doc_bits) - 1)).astype(np.int32)
@@ -276,10 +296,22 @@ def common_cjk_chars(
     which unigram postings are dropped (queries for those characters scan
     instead), so an estimate is as correct as an exact count, and cheaper."""
     step = COMMON_SAMPLE_STEP if len(texts) >= COMMON_SAMPLE_STEP * chunk else 1
-    sample = texts[::step]
     # `batch` texts at a time (default `chunk`): fewer temporaries, same counts.
-    df = cjk_doc_counts(sample, batch or chunk)
-    return np.flatnonzero(df > COMMON_DF * len(sample)).astype(np.int64)
+    df = sampled_cjk_doc_counts(texts, step, 0, batch or chunk)
+    sampled = -(-len(texts) // step)
+    return np.flatnonzero(df > COMMON_DF * sampled).astype(np.int64)
+
+
+def sampled_cjk_doc_counts(
+    texts: Sequence[str], step: int, first: int = 0, batch: int = 4096
+) -> NDArray[np.int64]:
+    """`cjk_doc_counts(texts[first::step], batch)`, each batch's sample
+    taken from a contiguous slice: one read of `PackedTexts`, not one per
+    text."""
+    df = np.zeros(1 << CJK_BITS, dtype=np.int64)
+    for start in range(first, len(texts), step * batch):
+        df += cjk_doc_counts(texts[start : start + step * batch][::step], batch)
+    return df
 
 
 COMMON_SAMPLE_STEP = 4
@@ -303,32 +335,24 @@ def cjk_doc_counts(texts: Sequence[str], batch: int = 4096) -> NDArray[np.int64]
     return df
 
 
-class _WordGrams:
-    """Word grams shared by `build_field`'s two passes: each word stemmed and
-    hashed once per field (not once per chunk), each chunk's word grams
-    worked out in the first pass and taken in the second (a few bytes per
-    word of a paper; the character grams are cheap to compute again)."""
-
-    def __init__(self) -> None:
-        self.keys: dict[str, int] = {}
-        self._chunks: dict[int, tuple[NDArray[np.int64], NDArray[np.int32]]] = {}
-
-    def of_chunk(
-        self, texts: Sequence[str], start: int
-    ) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
-        found = self._chunks.pop(start, None)
-        if found is None:
-            found = self._chunks[start] = word_grams(texts, self.keys)
-        return found
-
-
 def _packed_chunk(
-    texts: Sequence[str], start: int, chunk: int, doc_bits: int, words: _WordGrams | None = None
+    texts: Sequence[str],
+    start: int,
+    chunk: int,
+    doc_bits: int,
+    words: dict[str, int] | None = None,
 ) -> NDArray[np.int64]:
     """Sorted, de-duplicated (gram << doc_bits | paper) of one chunk of texts."""
-    sub = texts[start : start + chunk]
-    keys, docs = char_grams(sub)
-    word_keys, word_docs = word_grams(sub) if words is None else words.of_chunk(sub, start)
+    if isinstance(texts, PackedTexts):  # a load's: no string made per text
+        codes = joined_codes(texts.joined(start, chunk))
+    else:
+        codes = text_codes(texts[start : start + chunk])
+    keys, docs = char_grams((), codes)
+    # Its words read off the same code points; a word twice in a paper is
+    # one pair after the sort below.
+    chunk_word_list, word_docs = chunk_words(codes)
+    word_keys = chunk_word_keys(chunk_word_list, {} if words is None else words)
+    del codes, chunk_word_list
     packed = np.concatenate(
         [
             (keys << doc_bits) | (docs.astype(np.int64) + start),

@@ -82,7 +82,8 @@ def iter_index_arrays(
     called once the strings are let go and after each field (the caller
     hands freed memory back to the system). Each field's packed texts are
     `park`ed until stored (a caller may keep them out of memory while the
-    postings are built: `KeptTexts` holds them)."""
+    postings are built: `KeptTexts` holds them), and so are the batches a
+    field's first pass keeps for its second (`build_field`)."""
     venue_names = tuple(sorted(set(venues)))
     venue_code = {v: i for i, v in enumerate(venue_names)}
     yield "ids", np.array(ids, dtype=np.int64)
@@ -100,7 +101,7 @@ def iter_index_arrays(
     summaries.clear()
     between()
     for name, texts in (("title", "titles"), ("summary", "summaries")):
-        yield from _field_arrays(name, parked[texts].texts, between)
+        yield from _field_arrays(name, parked[texts].texts, between, park)
         # Its texts last: the field's postings were built from them.
         yield texts, parked.pop(texts).take()
         between()
@@ -108,10 +109,14 @@ def iter_index_arrays(
 
 
 def _field_arrays(
-    name: str, texts: Sequence[str], between: Callable[[], object]
+    name: str,
+    texts: Sequence[str],
+    between: Callable[[], object],
+    park: Callable[[NDArray[np.uint8]], ParkedTexts],
 ) -> Iterator[tuple[str, NDArray[Any]]]:
-    """One field's postings (`build_field`), each array let go once yielded."""
-    field = build_field(texts, between=between)
+    """One field's postings (`build_field`, its first pass's chunks `park`ed
+    for its second), each array let go once yielded."""
+    field = build_field(texts, between=between, park=park)
     parts: dict[str, NDArray[Any]] = {
         "keys": field.keys,
         "indptr": field.indptr,

@@ -22,6 +22,7 @@ from paperbot.core.search._build import (
     _normalize_bulk,
     _title_text,
     cjk_doc_counts,
+    sampled_cjk_doc_counts,
 )
 from paperbot.core.search._grams import CJK_BITS
 from paperbot.core.search._persist import PackedTexts, segment_columns
@@ -42,7 +43,7 @@ def char_counts(texts: Sequence[str], start: int) -> NDArray[np.int64]:
     texts (zeros past that: a larger field is counted on its sample alone,
     and appends never make a field smaller)."""
     step = COMMON_SAMPLE_STEP
-    sampled = cjk_doc_counts(texts[(-start) % step :: step])
+    sampled = sampled_cjk_doc_counts(texts, step, (-start) % step)
     every = cjk_doc_counts(texts) if start + len(texts) < SAMPLE_FROM else None
     cps = np.flatnonzero(sampled if every is None else every)
     rows = [cps, np.zeros_like(cps) if every is None else every[cps], sampled[cps]]

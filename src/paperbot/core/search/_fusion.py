@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
 
 from paperbot.core.search._grams import BIGRAM, CJK_BITS, TAG_SHIFT, char_grams, word_key
 from paperbot.core.search._index import SearchIndex
+from paperbot.core.search._match import FieldText
 from paperbot.core.search._query import Term
 from paperbot.core.search._weights import FUSION_K, FUSION_MIN_TERMS, FUSION_WEIGHT
 from paperbot.core.text import is_cjk_char, latin_words, tokens
@@ -40,13 +40,16 @@ def fused_order(
     positions: Sequence[int],
     terms: Sequence[Term],
     weights: Sequence[float],
+    fields: Sequence[tuple[FieldText, FieldText]] | None = None,
 ) -> list[int]:
     """A permutation of `positions` (index positions in stage 2's order,
     best first): that order fused with the cosine's (`fuse_ranks`). The
-    identity for queries of fewer than `FUSION_MIN_TERMS` terms."""
+    identity for queries of fewer than `FUSION_MIN_TERMS` terms. `fields`:
+    the papers' title and summary as stage 2 prepared them (their words
+    are reused), else read from the index."""
     if len(terms) < FUSION_MIN_TERMS or len(positions) < 2:
         return list(range(len(positions)))
-    return fuse_ranks(query_cosines(index, positions, terms, weights))
+    return fuse_ranks(query_cosines(index, positions, terms, weights, fields))
 
 
 def fuse_ranks(cosines: NDArray[np.float64], weight: float = FUSION_WEIGHT) -> list[int]:
@@ -62,7 +65,11 @@ def fuse_ranks(cosines: NDArray[np.float64], weight: float = FUSION_WEIGHT) -> l
 
 
 def query_cosines(
-    index: SearchIndex, positions: Sequence[int], terms: Sequence[Term], weights: Sequence[float]
+    index: SearchIndex,
+    positions: Sequence[int],
+    terms: Sequence[Term],
+    weights: Sequence[float],
+    fields: Sequence[tuple[FieldText, FieldText]] | None = None,
 ) -> NDArray[np.float64]:
     """Per paper, the cosine between the query's weighted grams and its text.
 
@@ -74,8 +81,11 @@ def query_cosines(
     out = np.zeros(len(positions), dtype=np.float64)
     if not query or not positions:
         return out
-    texts = [index.titles[p] + " " + index.summaries[p] for p in positions]
-    keys, docs, tf = _paper_grams(texts)
+    if fields is None:
+        fields = [(FieldText(index.titles[p]), FieldText(index.summaries[p])) for p in positions]
+    texts = [t.text + " " + s.text for t, s in fields]
+    # A space between them: the text's words are the title's, then the summary's.
+    keys, docs, tf = _paper_grams(texts, [t.words + s.words for t, s in fields])
     if len(keys) == 0:
         return out
     unique, inverse = np.unique(keys, return_inverse=True)
@@ -118,13 +128,13 @@ def text_grams(text: str) -> set[int]:
 
 
 def _paper_grams(
-    texts: Sequence[str],
+    texts: Sequence[str], said: Sequence[Sequence[str]]
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
-    """(gram, text, count) of every distinct gram of every text."""
+    """(gram, text, count) of every distinct gram of every text; `said`:
+    each text's Latin words (`latin_words`)."""
     chars, char_docs = char_grams(texts)
     bigram = (chars & _TAG_MASK) == _BIGRAM_TAG
-    said = [latin_words(text) for text in texts]
-    words = np.fromiter(map(_word_key, itertools.chain.from_iterable(said)), dtype=np.int64)
+    words = _word_keys(list(itertools.chain.from_iterable(said)))
     word_docs = np.repeat(np.arange(len(texts), dtype=np.int64), [len(ws) for ws in said])
     keys = np.concatenate([chars[bigram], words])
     docs = np.concatenate([char_docs[bigram].astype(np.int64), word_docs])
@@ -134,10 +144,21 @@ def _paper_grams(
     return pairs & _GRAM_MASK, pairs >> _DOC_SHIFT, counts.astype(np.float64)
 
 
-@lru_cache(maxsize=65536)
-def _word_key(word: str) -> int:
-    """`word_key`, remembered: a long query reads some hundred texts' words."""
-    return word_key(word)
+_WORD_KEYS: dict[str, int] = {}
+_WORD_KEYS_HELD = 65536
+
+
+def _word_keys(words: Sequence[str]) -> NDArray[np.int64]:
+    """`word_key` of each word, remembered (a long query reads some hundred
+    texts' words, mostly the same ones): a plain dict, read in one pass."""
+    known = _WORD_KEYS
+    missing = set(words).difference(known)
+    if len(known) + len(missing) > _WORD_KEYS_HELD:
+        known.clear()
+        missing = set(words)
+    for word in missing:
+        known[word] = word_key(word)
+    return np.fromiter(map(known.__getitem__, words), dtype=np.int64, count=len(words))
 
 
 def _idf(index: SearchIndex, keys: NDArray[np.int64]) -> NDArray[np.float64]:

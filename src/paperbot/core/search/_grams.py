@@ -39,18 +39,37 @@ def _is_latin(cp: NDArray[np.uint32]) -> NDArray[np.bool_]:
     )
 
 
-def char_grams(texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+def text_codes(texts: Sequence[str]) -> tuple[NDArray[np.uint32], NDArray[np.int32]]:
+    """The code points of the texts joined by newlines, each with its
+    text's position: what `char_grams` and `chunk_words` read."""
+    # One newline between texts: neither CJK nor Latin, so no gram spans two.
+    cp = np.frombuffer("\n".join(texts).encode("utf-32-le"), dtype=np.uint32)
+    lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
+    doc = np.repeat(np.arange(len(texts), dtype=np.int32), lengths)[: len(cp)]
+    return cp, doc
+
+
+def joined_codes(joined: str) -> tuple[NDArray[np.uint32], NDArray[np.int32]]:
+    """`text_codes` of texts given joined by NUL (`PackedTexts.joined`):
+    the same, but for the position given each NUL, which no gram reads."""
+    cp = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
+    doc = np.cumsum(cp == 0, dtype=np.int32)
+    return cp, doc
+
+
+def char_grams(
+    texts: Sequence[str],
+    codes: tuple[NDArray[np.uint32], NDArray[np.int32]] | None = None,
+) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
     """CJK unigrams and bigrams and padded Latin trigrams of all texts, with
-    the position of their text. Not de-duplicated.
+    the position of their text. Not de-duplicated. `codes`: their
+    `text_codes`, when worked out already.
 
     The index build drops the unigrams of common characters afterwards.
     """
-    # One newline between texts: neither CJK nor Latin, so no gram spans two.
-    cp = np.frombuffer("\n".join(texts).encode("utf-32-le"), dtype=np.uint32)
+    cp, doc = text_codes(texts) if codes is None else codes
     if len(cp) == 0:  # only empty texts
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
-    lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
-    doc = np.repeat(np.arange(len(texts), dtype=np.int32), lengths)[: len(cp)]
     cjk = cjk_mask(cp)
     latin = _is_latin(cp)
 
@@ -101,9 +120,51 @@ def word_grams(
     return np.array(keys, dtype=np.int64), docs
 
 
+def chunk_words(
+    codes: tuple[NDArray[np.uint32], NDArray[np.int32]],
+) -> tuple[list[str], NDArray[np.int32]]:
+    """The Latin words of the texts whose `text_codes` these are, in order
+    (each text's `latin_words`, one after the other, repeats kept), with
+    the position of their text: read off the code points (a word is a run
+    of Latin ones), no regex over the texts."""
+    cp, doc = codes
+    latin = _is_latin(cp)
+    # Every run of Latin code points starts at an odd edge and ends at the next.
+    edges = np.flatnonzero(np.diff(latin.view(np.int8), prepend=0, append=0))
+    starts, ends = edges[::2], edges[1::2]
+    # The Latin code points alone, a space after each word (where it ended).
+    keep = latin.copy()
+    keep[ends[ends < len(keep)]] = True
+    spaced = np.where(latin, cp, ord(" ")).astype(np.uint32)[keep]
+    words = spaced.tobytes().decode("utf-32-le").split()
+    return words, doc[starts]
+
+
+def chunk_word_keys(words: list[str], cache: dict[str, int]) -> NDArray[np.int64]:
+    """The `word_key` of each word, through `cache` (word -> key, shared by
+    a field's chunks): only words new to it reach Python code."""
+    new = set(words).difference(cache)
+    if new:
+        cache.update(zip(new, map(_new_word_key, new), strict=True))
+    return np.array(list(map(cache.__getitem__, words)), dtype=np.int64)
+
+
+def _new_word_key(word: str) -> int:
+    """`word_key` of a word met for the first time: folded without
+    `fold_word`'s cache, which a field's 100,000s of distinct words (new to
+    it, and evicting each other) only slow down."""
+    return _folded_key(_fold_uncached(word))
+
+
+_fold_uncached = fold_word.__wrapped__
+
+
 def word_key(word: str) -> int:
     """The gram key of a (stemmed) Latin word: its length and CRC-32."""
-    folded = fold_word(word)
+    return _folded_key(fold_word(word))
+
+
+def _folded_key(folded: str) -> int:
     return (WORD << TAG_SHIFT) | ((len(folded) & 0xFF) << 32) | zlib.crc32(folded.encode("utf-8"))
 
 

@@ -3,7 +3,9 @@ summary (exact word or phrase, substring, rapidfuzz typo, CJK bigrams)."""
 
 from __future__ import annotations
 
+import bisect
 import itertools
+from collections.abc import Sequence
 from functools import lru_cache
 
 from rapidfuzz import fuzz, process
@@ -149,9 +151,134 @@ def latin_near(word: str, field: FieldText) -> float:
         return 0.0
     if field.has_piece(word):
         return _piece_strength(word, field)
-    cutoff = 80 if len(word) >= 5 else 86
-    best = process.extractOne(word, field.words, scorer=fuzz.ratio, score_cutoff=cutoff)
+    best = process.extractOne(word, field.words, scorer=fuzz.ratio, score_cutoff=_typo_cutoff(word))
     return FUZZY * best[1] / 100 if best is not None else 0.0
+
+
+def _typo_cutoff(word: str) -> int:
+    return 80 if len(word) >= 5 else 86
+
+
+class FieldSet:
+    """Many candidates' same field, for `NearWords`: their distinct Latin
+    words and their run-together words in one string, each worked out once
+    per query instead of once per query word and candidate."""
+
+    __slots__ = ("_joined", "_starts", "_text", "_text_starts", "_vocabulary", "fields")
+
+    def __init__(self, fields: Sequence[FieldText]) -> None:
+        self.fields = fields
+        self._vocabulary: list[str] | None = None
+        self._joined = ""
+        self._starts: list[int] = []
+        self._text = ""
+        self._text_starts: list[int] = []
+
+    @property
+    def vocabulary(self) -> list[str]:
+        if self._vocabulary is None:
+            words = itertools.chain.from_iterable(f.words for f in self.fields)
+            self._vocabulary = list(dict.fromkeys(words))
+        return self._vocabulary
+
+    def holding(self, piece: str) -> set[int]:
+        """Which fields' run-together words contain `piece` anywhere (a
+        superset of those where `FieldText.has_piece` is true)."""
+        if not self._starts:
+            compacts = ["".join(f.words) for f in self.fields]
+            self._joined = "\n".join(compacts)  # never in a word: no match spans two fields
+            self._starts = list(itertools.accumulate((len(c) + 1 for c in compacts), initial=0))
+        return _occurrences(self._joined, self._starts, piece)
+
+    def containing(self, text: str) -> set[int]:
+        """Which fields' text contains `text` (`text in field.text`)."""
+        if not self._text_starts:
+            texts = [f.text for f in self.fields]
+            self._text = "\x00".join(texts)  # never in normalised text
+            self._text_starts = list(itertools.accumulate((len(t) + 1 for t in texts), initial=0))
+        return _occurrences(self._text, self._text_starts, text)
+
+
+def _occurrences(joined: str, starts: Sequence[int], piece: str) -> set[int]:
+    """The parts of `joined` (beginning at `starts`) where `piece` occurs."""
+    found: set[int] = set()
+    at = joined.find(piece)
+    while at >= 0:
+        found.add(bisect.bisect_right(starts, at) - 1)
+        at = joined.find(piece, at + 1)
+    return found
+
+
+def cjk_strengths(run: str, titles: FieldSet, summaries: FieldSet) -> list[float]:
+    """`term_match(run, ...)`'s strength for a CJK run in every field pair
+    of the sets (in order), each substring found in all fields at once."""
+    title = _cjk_strengths(run, titles)
+    summary = _cjk_strengths(run, summaries)
+    out = []
+    for t, s in zip(title, summary, strict=True):
+        best = t if t > 0.0 else 0.0
+        if s * SUMMARY_FACTOR > best:
+            best = s * SUMMARY_FACTOR
+        out.append(best)
+    return out
+
+
+def _cjk_strengths(run: str, fields: FieldSet) -> list[float]:
+    """`_cjk_match(run, field)`'s strength for every field of the set."""
+    out = [0.0] * len(fields.fields)
+    exact = fields.containing(run)
+    if len(run) >= 2:
+        counts = [0] * len(out)
+        for i in range(len(run) - 1):
+            for at in fields.containing(run[i : i + 2]):
+                counts[at] += 1
+        for at, count in enumerate(counts):
+            if count:
+                out[at] = PARTIAL_CJK * count / (len(run) - 1)
+    for at in exact:
+        out[at] = EXACT
+    return out
+
+
+def is_plain_phrase(alias: str) -> bool:
+    """Whether `_contains_phrase` tests the alias by plain containment (it
+    holds CJK), which `FieldSet.containing` answers for many fields at once."""
+    return any(is_cjk_run(p) for p in term_parts(alias))
+
+
+class NearWords:
+    """`latin_near` of one word for every field of a `FieldSet`: a long
+    query compares each of its words with a hundred candidates' titles and
+    summaries, which share most of their words, so each distinct word is
+    scored once (`fuzz.ratio` at the same cutoff) and the piece test runs
+    only on the fields whose run-together words contain the word."""
+
+    __slots__ = ("_pieces", "_scores", "word")
+
+    def __init__(self, word: str, fields: FieldSet) -> None:
+        self.word = word
+        self._scores: dict[str, float] = {}
+        self._pieces: set[int] = set()
+        if len(word) >= 4:
+            found = process.extract(
+                word,
+                fields.vocabulary,
+                scorer=fuzz.ratio,
+                score_cutoff=_typo_cutoff(word),
+                limit=None,
+            )
+            self._scores = {w: float(score) for w, score, _ in found}
+            self._pieces = fields.holding(word)
+
+    def strength(self, i: int, field: FieldText) -> float:
+        """`latin_near(word, field)` for the i-th field of the set."""
+        if len(self.word) < 4 or not field.words:
+            return 0.0
+        if i in self._pieces and field.has_piece(self.word):
+            return _piece_strength(self.word, field)
+        words = field.words
+        best = max((s for w, s in self._scores.items() if w in words), default=None)
+        return FUZZY * best / 100 if best is not None else 0.0
 
 
 def _piece_strength(word: str, field: FieldText) -> float:
@@ -174,8 +301,9 @@ def _latin_match(word: str, field: FieldText) -> tuple[float, list[str]]:
         # Highlight the whole word holding the piece (QLoRA for `lora`).
         return _piece_strength(word, field), [w for w in field.words if word in w][:1] or [word]
     if len(word) >= 4 and field.words:
-        cutoff = 80 if len(word) >= 5 else 86
-        best = process.extractOne(word, field.words, scorer=fuzz.ratio, score_cutoff=cutoff)
+        best = process.extractOne(
+            word, field.words, scorer=fuzz.ratio, score_cutoff=_typo_cutoff(word)
+        )
         if best is not None:
             return FUZZY * best[1] / 100, [best[0]]
     return 0.0, []

@@ -154,11 +154,23 @@ class PackedTexts(Sequence[str]):
             return [self._decode(i, 1)[0] for i in positions]
         return self._decode(positions.start, len(positions))
 
+    def joined(self, first: int, count: int) -> str:
+        """The texts from `first` on (`count` of them, fewer at the end) as
+        one string, NUL between them: `"\\0".join(self[first:first + count])`
+        without a string made for each text."""
+        positions = range(len(self))[first : first + count]
+        if not positions:
+            return ""
+        return self._joined(positions.start, len(positions))
+
     def _decode(self, first: int, count: int) -> list[str]:
+        return self._joined(first, count).split(_TEXT_SEP)
+
+    def _joined(self, first: int, count: int) -> str:
         start, end = int(self._starts[first]), int(self._ends[first + count - 1])
         data = self._packed[start:end].tobytes() if self._read is None else self._read(start, end)
         text, _ = codecs.utf_8_decode(data, "strict", True)
-        return text.split(_TEXT_SEP)
+        return text
 
 
 def _joined(texts: Sequence[str], start: int, chunk: int) -> bytes:

@@ -64,7 +64,9 @@ def rank(
     if not scored:
         scored = _partial_coverage(index.ids[cands].tolist(), s1[cands].tolist())
     elif fuse:
-        order = fused_order(index, [int(cands[c]) for _, _, c in scored], terms, weights)
+        positions = [int(cands[c]) for _, _, c in scored]
+        fields = [(titles[c], summaries[c]) for _, _, c in scored]
+        order = fused_order(index, positions, terms, weights, fields)
         scored = [scored[i] for i in order]
     if limit is not None:
         scored = scored[:limit]

@@ -12,8 +12,11 @@ from numpy.typing import NDArray
 from paperbot.core.search._grams import word_key
 from paperbot.core.search._index import FieldIndex, SearchIndex
 from paperbot.core.search._match import (
+    FieldSet,
     FieldText,
-    latin_near,
+    NearWords,
+    cjk_strengths,
+    is_plain_phrase,
     normalized_alias,
     phrase_match,
     term_match,
@@ -148,9 +151,11 @@ def prepared_scores(
     cand_list = cands.tolist()
     titles = [FieldText(index.titles[p]) for p in cand_list]
     summaries = [FieldText(index.summaries[p]) for p in cand_list]
-    columns = [_term_strengths(index, cands, term, titles, summaries) for term in terms]
+    # Shared by every query word's typo matching (`NearWords`).
+    sets = FieldSet(titles), FieldSet(summaries)
+    columns = [_term_strengths(index, cands, term, sets) for term in terms]
     rows = [list(row) for row in zip(*columns, strict=True)] if columns else []
-    _credit_joined_pairs_fast(index, cands, terms, titles, summaries, rows)
+    _credit_joined_pairs_fast(index, cands, terms, sets, rows)
     out = [
         combined_score(strengths, weights, title.text, phrase)
         for title, strengths in zip(titles, rows, strict=True)
@@ -172,18 +177,20 @@ def _term_strengths(
     index: SearchIndex,
     cands: NDArray[np.int64],
     term: Term,
-    titles: Sequence[FieldText],
-    summaries: Sequence[FieldText],
+    sets: tuple[FieldSet, FieldSet],
 ) -> list[float]:
     """One term's strength in every candidate, as `rerank_one` computes it."""
+    titles, summaries = sets[0].fields, sets[1].fields
     text = term.text
-    if term_parts(text) != (text,) or is_cjk_char(ord(text[0])):
-        # Phrases and CJK runs: plain string tests, already cheap.
+    if term_parts(text) != (text,):
+        # Phrases: plain string tests, already cheap.
         out = [term_match(text, (t, s))[0] for t, s in zip(titles, summaries, strict=True)]
+    elif is_cjk_char(ord(text[0])):
+        out = cjk_strengths(text, *sets)
     else:
-        out = _word_strengths(index, cands, text, titles, summaries)
+        out = _word_strengths(index, cands, text, *sets)
     if term.alternatives:
-        _lift_by_alternatives(out, term, titles, summaries)
+        _lift_by_alternatives(out, term, *sets)
     return out
 
 
@@ -191,24 +198,28 @@ def _word_strengths(
     index: SearchIndex,
     cands: NDArray[np.int64],
     word: str,
-    titles: Sequence[FieldText],
-    summaries: Sequence[FieldText],
+    titles: FieldSet,
+    summaries: FieldSet,
 ) -> list[float]:
     """One Latin word's strength per candidate: exact hits from the word
     postings, the text read only where a near match could still count."""
     in_title = _has_word(index.title, cands, word).tolist()
     in_summary = _has_word(index.summary, cands, word).tolist()
+    near_title = NearWords(word, titles)
+    near_summary: NearWords | None = None
     out = []
-    for i, (t, s) in enumerate(zip(titles, summaries, strict=True)):
+    for i, (t, s) in enumerate(zip(titles.fields, summaries.fields, strict=True)):
         if in_title[i]:
             out.append(EXACT)
             continue
-        best = latin_near(word, t)
+        best = near_title.strength(i, t)
         if best < EXACT * SUMMARY_FACTOR:
             if in_summary[i]:
                 best = EXACT * SUMMARY_FACTOR
             elif best < SUBSTRING * SUMMARY_FACTOR:
-                strength = latin_near(word, s) * SUMMARY_FACTOR
+                if near_summary is None:
+                    near_summary = NearWords(word, summaries)
+                strength = near_summary.strength(i, s) * SUMMARY_FACTOR
                 if strength > best:
                     best = strength
         out.append(best)
@@ -216,31 +227,41 @@ def _word_strengths(
 
 
 def _lift_by_alternatives(
-    strengths: list[float],
-    term: Term,
-    titles: Sequence[FieldText],
-    summaries: Sequence[FieldText],
+    strengths: list[float], term: Term, titles: FieldSet, summaries: FieldSet
 ) -> None:
-    """Raise each candidate's strength to what an alias of the term gives."""
-    for i, (t, s) in enumerate(zip(titles, summaries, strict=True)):
-        if strengths[i] >= term.max_alt_weight:
-            continue  # an alias scores at most its weight
-        for alt in term.alternatives:
-            alt_score, _ = phrase_match(normalized_alias(alt), (t, s))
-            if alt_score * term.weight_of(alt) > strengths[i]:
-                strengths[i] = alt_score * term.weight_of(alt)
+    """Raise each candidate's strength to what an alias of the term gives
+    (`phrase_match`: 1 in the title, `SUMMARY_FACTOR` in the summary, times
+    what the alias counts). A CJK alias is found in all candidates at once."""
+    for alt in term.alternatives:
+        alias = normalized_alias(alt)
+        weight = term.weight_of(alt)
+        if not alias:
+            continue
+        if is_plain_phrase(alias):
+            in_title = titles.containing(alias)
+            for i in in_title | summaries.containing(alias):
+                lifted = (1.0 if i in in_title else SUMMARY_FACTOR) * weight
+                if lifted > strengths[i]:
+                    strengths[i] = lifted
+            continue
+        for i, fields in enumerate(zip(titles.fields, summaries.fields, strict=True)):
+            if strengths[i] >= term.max_alt_weight:
+                continue  # an alias scores at most its weight
+            alt_score, _ = phrase_match(alias, fields)
+            if alt_score * weight > strengths[i]:
+                strengths[i] = alt_score * weight
 
 
 def _credit_joined_pairs_fast(
     index: SearchIndex,
     cands: NDArray[np.int64],
     terms: Sequence[Term],
-    titles: Sequence[FieldText],
-    summaries: Sequence[FieldText],
+    sets: tuple[FieldSet, FieldSet],
     rows: list[list[float]],
 ) -> None:
     """`_credit_joined_pairs` for every candidate, skipping fields that
     cannot raise either term of the pair any more."""
+    titles, summaries = sets[0].fields, sets[1].fields
     in_title = EXACT * JOINED
     in_summary = JOINED * SUMMARY_FACTOR
     for i in range(len(terms) - 1):

@@ -39,6 +39,7 @@ from paperbot.core.topics._corpus import (
 from paperbot.core.topics._feedback import Profile, closest, refine
 from paperbot.core.topics._generic import alias_reading
 from paperbot.core.topics._keys import needle
+from paperbot.core.topics._sense import Counted, other_sense
 from paperbot.core.topics._typed import Term, topic_terms, typed_corrections
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
@@ -235,6 +236,15 @@ def _scores(hits: Sequence[tuple[Term, _Hits]], size: int) -> FloatArray:
     return np.minimum(best + TOPIC_EXTRA_TERM_WEIGHT * extra, MAX_TOPIC_SCORE)
 
 
+def _placed(hits: Sequence[tuple[Term, _Hits]]) -> list[Counted]:
+    """Per term, the papers where it counts and those whose title holds it."""
+    placed: list[Counted] = []
+    for term, found in hits:
+        live = found.weights > 0
+        placed.append((term, found.positions[live], found.positions[live & found.in_title]))
+    return placed
+
+
 @dataclass(frozen=True, slots=True)
 class TopicMatches:
     """Papers matching one topic, best first: parallel `ids` and `scores`;
@@ -281,9 +291,17 @@ def match_topic(
     (for a page's few papers, `_terms`: the same decisions, the exact
     closest papers as fill).
     """
-    score = _scores(_counted_hits(topic, corpus, protected, vocabulary), len(corpus))
+    hits = _counted_hits(topic, corpus, protected, vocabulary)
+    score = _scores(hits, len(corpus))
+    # A title saying the topic's term only in another topic's sense: the
+    # feedback decides the paper (`_sense`); one it keeps keeps its score.
+    other = other_sense(topic, _placed(hits), corpus, vocabulary)
+    said = score[other]
+    score[other] = RELEVANCE_THRESHOLD
     matched = score >= RELEVANCE_THRESHOLD
     refined = refine(score, corpus, RELEVANCE_THRESHOLD, frozen, indexed=indexed)
+    kept = ~np.isin(other, refined.dropped)
+    score[other[kept]] = said[kept]
     # A paper the feedback accepts gets the least match score: its words
     # alone said less than any other match's.
     score[refined.accepted] = RELEVANCE_THRESHOLD
@@ -337,7 +355,9 @@ def explain(
     """
     corpus = build_corpus([(0, title, summary)])
     hits = _counted_hits(topic, corpus, protected, vocabulary)
-    alone = _scores(hits, 1)[0] >= RELEVANCE_THRESHOLD
+    # A paper `_sense` reads in another topic's sense matches only through the feedback.
+    other = len(other_sense(topic, _placed(hits), corpus, vocabulary)) > 0
+    alone = _scores(hits, 1)[0] >= RELEVANCE_THRESHOLD and not other
     if not (alone or matched):
         return ()
     counted = [(term, found) for term, found in hits if len(found.positions)]
