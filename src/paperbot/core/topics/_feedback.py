@@ -49,6 +49,7 @@ from itertools import repeat
 import numpy as np
 import numpy.typing as npt
 
+from paperbot.core.topics._bits import holding_all
 from paperbot.core.topics._corpus import FloatArray, IntArray, PosArray, TopicCorpus
 from paperbot.core.topics._keys import is_cjk_token
 from paperbot.core.topics._terms import indexed_closeness, indexed_feedback
@@ -227,9 +228,7 @@ def _holding(
         if not is_cjk_token(term):
             found |= _member(positions, data.word_postings.get(term, _NONE), len(corpus), slots)
             continue
-        both = np.ones(len(positions), dtype=np.bool_)
-        for char in set(term):
-            both &= _member(positions, data.char_postings.get(char, _NONE), len(corpus), slots)
+        both = holding_all(corpus, data.char_postings, set(term), positions)
         if not exact:
             found |= both
             continue
