@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -41,7 +41,9 @@ class KeptBytes:
         return self._data
 
 
-Runs = tuple[int, NDArray[np.int64], NDArray[np.unsignedinteger], NDArray[np.unsignedinteger]]
+Runs = tuple[
+    int, NDArray[np.int64], NDArray[np.unsignedinteger[Any]], NDArray[np.unsignedinteger[Any]]
+]
 """(chunk start, its distinct grams, each one's paper count, the papers by
 gram: positions within the chunk)."""
 
@@ -57,7 +59,9 @@ class ChunkRuns:
         batch: int = BATCH_BYTES,
     ) -> None:
         # Counts and positions within a chunk stay below `chunk`.
-        self._local = np.dtype(np.uint16) if chunk < 1 << 16 else np.dtype(np.uint32)
+        self._local: np.dtype[np.unsignedinteger[Any]] = (
+            np.dtype(np.uint16) if chunk < 1 << 16 else np.dtype(np.uint32)
+        )
         self._park = park
         self._batch = batch
         self._pending: list[NDArray[np.uint8]] = []
@@ -69,8 +73,8 @@ class ChunkRuns:
         self,
         start: int,
         grams: NDArray[np.int64],
-        counts: NDArray[np.integer],
-        papers: NDArray[np.integer],
+        counts: NDArray[np.integer[Any]],
+        papers: NDArray[np.integer[Any]],
     ) -> None:
         """The runs of the chunk at `start`: `papers` are positions within it."""
         self._records.append((start, len(grams), len(papers)))
