@@ -11,12 +11,9 @@ from numpy.typing import NDArray
 from paperbot.core.search import (
     parse_query,
     rank,
-    rerank_one,
-    rerank_scores,
-    stage1_scores,
     top_candidates,
 )
-from tests.support.search import real_index
+from tests.support.search import fast_and_plain_scores, real_index
 
 VENUES = ("ICLR", "ICML", "NeurIPS")
 EXPANSIONS = {
@@ -58,17 +55,8 @@ EXPANSIONS = {
     ],
 )
 def test_fast_scores_equal_rerank_one(query: str) -> None:
-    index = real_index()
-    parsed = parse_query(query, venues=VENUES, expansions=EXPANSIONS)
-    s1, weights = stage1_scores(index, parsed.terms)
-    cands = top_candidates(s1, 400)
-    phrase = parsed.phrase or parsed.text
-    fast = rerank_scores(index, cands, parsed.terms, phrase, weights)
-    slow = [
-        rerank_one(index.titles[p], index.summaries[p], parsed.terms, phrase, weights)[0]
-        for p in cands.tolist()
-    ]
-    assert fast == slow
+    fast, plain = fast_and_plain_scores(query, EXPANSIONS, VENUES)
+    assert fast == plain
 
 
 @pytest.mark.parametrize(("query", "highlight"), [("speculative decoding", 2), ("QLoRA", 0)])

@@ -11,15 +11,10 @@ from paperbot.core.search import (
     NearWords,
     cjk_strengths,
     latin_near,
-    parse_query,
-    rerank_one,
-    rerank_scores,
-    stage1_scores,
     term_match,
-    top_candidates,
 )
 from paperbot.core.text import normalize
-from tests.support.search import real_index
+from tests.support.search import fast_and_plain_scores
 
 TITLES = [
     "qlora: efficient finetuning of quantized llms",
@@ -126,15 +121,6 @@ EXPANSIONS = {"pretraining": ("预训练",), "data": ("数据",), "预训练": (
     ],
 )
 def test_long_queries_score_as_rerank_one(query: str) -> None:
-    index = real_index()
-    parsed = parse_query(normalize(query), expansions=EXPANSIONS)
-    s1, weights = stage1_scores(index, parsed.terms)
-    cands = top_candidates(s1, 200)
-    phrase = parsed.phrase or parsed.text
-    fast = rerank_scores(index, cands, parsed.terms, phrase, weights)
-    slow = [
-        rerank_one(index.titles[p], index.summaries[p], parsed.terms, phrase, weights)[0]
-        for p in cands.tolist()
-    ]
-    assert fast == slow
+    fast, plain = fast_and_plain_scores(normalize(query), EXPANSIONS, candidates=200)
+    assert fast == plain
     assert any(fast)

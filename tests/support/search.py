@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 
 from paperbot.config import BUNDLED_CORPUS
 from paperbot.core.corpus import decode, merge_entries, parse_text
 from paperbot.core.models import Paper
-from paperbot.core.search import SearchIndex, build_index, build_index_columns
+from paperbot.core.search import (
+    SearchIndex,
+    build_index,
+    build_index_columns,
+    parse_query,
+    rerank_one,
+    rerank_scores,
+    stage1_scores,
+    top_candidates,
+)
 
 
 @cache
@@ -44,3 +53,24 @@ def index_of(papers: Sequence[tuple[str, str]]) -> SearchIndex:
         years=[2024] * len(papers),
         summaries=[s for _, s in papers],
     )
+
+
+def fast_and_plain_scores(
+    query: str,
+    expansions: Mapping[str, tuple[str, ...]],
+    venues: Sequence[str] = (),
+    candidates: int = 400,
+) -> tuple[list[float], list[float]]:
+    """Stage 2's scores of the real index's candidates for `query`, from
+    the fast scorer (`rerank_scores`) and the plain one (`rerank_one`)."""
+    index = real_index()
+    parsed = parse_query(query, venues=tuple(venues), expansions=expansions)
+    s1, weights = stage1_scores(index, parsed.terms)
+    cands = top_candidates(s1, candidates)
+    phrase = parsed.phrase or parsed.text
+    fast = rerank_scores(index, cands, parsed.terms, phrase, weights)
+    plain = [
+        rerank_one(index.titles[p], index.summaries[p], parsed.terms, phrase, weights)[0]
+        for p in cands.tolist()
+    ]
+    return list(fast), plain
