@@ -74,7 +74,10 @@ class PaperRecord:
 
     @property
     def summaries(self) -> tuple[str, ...]:
-        return unique(s for entry in self.entries for s in entry.summaries)
+        entries = self.entries
+        if len(entries) == 1 and len(entries[0].summaries) < 2:
+            return entries[0].summaries  # the usual paper: nothing to repeat
+        return unique(s for entry in entries for s in entry.summaries)
 
     @property
     def sources(self) -> tuple[str, ...]:

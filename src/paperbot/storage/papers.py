@@ -261,18 +261,14 @@ _quote = json.encoder.encode_basestring
 
 
 def _row(record: PaperRecord) -> tuple[Any, ...]:
-    entries = record.entries
-    # One entry (the usual paper) has its summaries without repeats already.
-    one = len(entries) == 1 and len(entries[0].summaries) < 2
-    summaries = entries[0].summaries if one else record.summaries
     return (
         record.key,
         record.title,
         record.venue,
         record.year,
         record.area,
-        "[" + ", ".join(map(_entry_json, entries)) + "]",
-        "[" + ", ".join(map(_quote, summaries)) + "]",
+        "[" + ", ".join(map(_entry_json, record.entries)) + "]",
+        "[" + ", ".join(map(_quote, record.summaries)) + "]",
     )
 
 
