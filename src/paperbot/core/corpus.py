@@ -197,13 +197,7 @@ def _layout(lines: list[str]) -> tuple[bool, dict[int, tuple[str, str] | None], 
     splits: dict[int, tuple[str, str] | None] = {}
     if any(map(_PLAIN_VENUE.match, [line for line in lines if len(line) <= _VENUE_LINE_MAX])):
         return True, splits, []
-    # Most lines are papers: long and not starting with a symbol, so no header.
-    category = unicodedata.category
-    content = [
-        i
-        for i, line in enumerate(lines)
-        if line and ((len(line) > 25 and category(line[0]) not in _SYMBOLS) or not _is_header(line))
-    ]
+    content = [i for i, line in enumerate(lines) if line and not _is_header(line)]
     separated = 0
     for i in content:
         split = splits[i] = _split_title(lines[i])
