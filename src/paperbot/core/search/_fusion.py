@@ -22,7 +22,14 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from paperbot.core.search._grams import BIGRAM, CJK_BITS, TAG_SHIFT, char_grams, word_key
+from paperbot.core.search._grams import (
+    BIGRAM,
+    CJK_BITS,
+    TAG_SHIFT,
+    char_grams,
+    chunk_word_keys,
+    word_key,
+)
 from paperbot.core.search._index import SearchIndex
 from paperbot.core.search._match import FieldText
 from paperbot.core.search._query import Term
@@ -148,17 +155,13 @@ _WORD_KEYS: dict[str, int] = {}
 _WORD_KEYS_HELD = 65536
 
 
-def _word_keys(words: Sequence[str]) -> NDArray[np.int64]:
-    """`word_key` of each word, remembered (a long query reads some hundred
-    texts' words, mostly the same ones): a plain dict, read in one pass."""
-    known = _WORD_KEYS
-    missing = set(words).difference(known)
-    if len(known) + len(missing) > _WORD_KEYS_HELD:
-        known.clear()
-        missing = set(words)
-    for word in missing:
-        known[word] = word_key(word)
-    return np.fromiter(map(known.__getitem__, words), dtype=np.int64, count=len(words))
+def _word_keys(words: list[str]) -> NDArray[np.int64]:
+    """`word_key` of each word, remembered across queries (a long query
+    reads some hundred texts' words, mostly the same ones); the words are
+    forgotten once past `_WORD_KEYS_HELD`."""
+    if len(_WORD_KEYS) > _WORD_KEYS_HELD:
+        _WORD_KEYS.clear()
+    return chunk_word_keys(words, _WORD_KEYS)
 
 
 def _idf(index: SearchIndex, keys: NDArray[np.int64]) -> NDArray[np.float64]:

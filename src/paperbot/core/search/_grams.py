@@ -142,11 +142,12 @@ def chunk_words(
 
 def chunk_word_keys(words: list[str], cache: dict[str, int]) -> NDArray[np.int64]:
     """The `word_key` of each word, through `cache` (word -> key, shared by
-    a field's chunks): only words new to it reach Python code."""
+    a field's chunks, or by queries' fusions): only words new to it reach
+    Python code."""
     new = set(words).difference(cache)
     if new:
         cache.update(zip(new, map(_new_word_key, new), strict=True))
-    return np.array(list(map(cache.__getitem__, words)), dtype=np.int64)
+    return np.fromiter(map(cache.__getitem__, words), dtype=np.int64, count=len(words))
 
 
 def _new_word_key(word: str) -> int:
