@@ -194,7 +194,7 @@ def build_field(
     if common_cps is None:
         common_cps = common_cjk_chars(texts)
     runs = ChunkRuns(chunk, park)
-    keys, df = _vocabulary(texts, chunk, doc_bits, common_cps, runs)
+    keys, df = _vocabulary(texts, chunk, doc_bits, _common_table(common_cps), runs)
     between()
     indptr = np.zeros(len(keys) + 1, dtype=np.int64)
     np.cumsum(df, out=indptr[1:])
@@ -216,7 +216,7 @@ def _vocabulary(
     texts: Sequence[str],
     chunk: int,
     doc_bits: int,
-    common_cps: NDArray[np.int64],
+    is_common: NDArray[np.bool_] | None,
     runs: ChunkRuns,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Pass 1 of `build_field`: the sorted gram keys and each one's document
@@ -232,7 +232,7 @@ def _vocabulary(
     pending = 0
     words: dict[str, int] = {}  # each word stemmed and hashed once per field
     for start in range(0, len(texts), chunk):
-        grams, papers = _chunk_pairs(texts, start, chunk, doc_bits, common_cps, words)
+        grams, papers = _chunk_pairs(texts, start, chunk, doc_bits, is_common, words)
         first = run_starts(grams)
         seen.append(grams[first])
         seen_counts.append(np.diff(np.append(first, len(grams))))
@@ -263,24 +263,32 @@ def _merged(
     return all_keys[first], np.add.reduceat(all_counts, first)
 
 
+def _common_table(common_cps: NDArray[np.int64]) -> NDArray[np.bool_] | None:
+    """Per CJK code point, whether it is one of `common_cps` (None: none
+    is), made once per field for every chunk's look-ups."""
+    if not len(common_cps):
+        return None
+    is_common = np.zeros(1 << CJK_BITS, dtype=np.bool_)
+    is_common[common_cps] = True
+    return is_common
+
+
 def _chunk_pairs(
     texts: Sequence[str],
     start: int,
     chunk: int,
     doc_bits: int,
-    common_cps: NDArray[np.int64],
+    is_common: NDArray[np.bool_] | None,
     words: dict[str, int] | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
     """One chunk's distinct (gram, paper) pairs sorted by gram then paper,
-    without the unigrams of common characters (`words`: the field's word
-    keys so far, `chunk_word_keys`)."""
+    without the unigrams of common characters (`is_common`: their
+    `_common_table`; `words`: the field's word keys so far, `chunk_word_keys`)."""
     part = _packed_chunk(texts, start, chunk, doc_bits, words)
     grams = part >> doc_bits
-    if len(common_cps):
+    if is_common is not None:
         unigram = (grams >> TAG_SHIFT) == UNIGRAM
         # A table look-up per unigram: cheaper than `np.isin`'s sort.
-        is_common = np.zeros(1 << CJK_BITS, dtype=np.bool_)
-        is_common[common_cps] = True
         drop = np.zeros(len(part), dtype=np.bool_)
         drop[unigram] = is_common[grams[unigram] & ((1 << CJK_BITS) - 1)]
         if drop.any():
