@@ -296,16 +296,15 @@ def _chunk_pairs(
     return grams, (part & ((1 << doc_bits) - 1)).astype(np.int32)
 
 
-def common_cjk_chars(
-    texts: Sequence[str], chunk: int = 4096, batch: int | None = None
-) -> NDArray[np.int64]:
+def common_cjk_chars(texts: Sequence[str], batch: int = 4096) -> NDArray[np.int64]:
     """Code points of the CJK characters in more than `COMMON_DF` of texts,
-    counted on every fourth text of a large corpus: the set only decides
-    which unigram postings are dropped (queries for those characters scan
-    instead), so an estimate is as correct as an exact count, and cheaper."""
-    step = COMMON_SAMPLE_STEP if len(texts) >= COMMON_SAMPLE_STEP * chunk else 1
-    # `batch` texts at a time (default `chunk`): fewer temporaries, same counts.
-    df = sampled_cjk_doc_counts(texts, step, 0, batch or chunk)
+    counted on every `COMMON_SAMPLE_STEP`th text of a field of at least
+    `SAMPLE_FROM` texts: the set only decides which unigram postings are
+    dropped (queries for those characters scan instead), so an estimate is
+    as correct as an exact count, and cheaper."""
+    step = COMMON_SAMPLE_STEP if len(texts) >= SAMPLE_FROM else 1
+    # `batch` texts at a time: fewer temporaries, same counts.
+    df = sampled_cjk_doc_counts(texts, step, 0, batch)
     sampled = -(-len(texts) // step)
     return np.flatnonzero(df > COMMON_DF * sampled).astype(np.int64)
 
@@ -324,7 +323,10 @@ def sampled_cjk_doc_counts(
 
 COMMON_SAMPLE_STEP = 4
 """`common_cjk_chars` counts every this many texts of a field of at least
-this many times its `chunk` (4,096) texts."""
+`SAMPLE_FROM` texts."""
+SAMPLE_FROM = COMMON_SAMPLE_STEP * 4096
+"""The texts of a field from which `common_cjk_chars` counts a sample (and
+the stored counts, `_common`, follow it)."""
 
 
 def cjk_doc_counts(texts: Sequence[str], batch: int = 4096) -> NDArray[np.int64]:

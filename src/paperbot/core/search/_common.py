@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from paperbot.core.search._build import (
     COMMON_SAMPLE_STEP,
+    SAMPLE_FROM,
     _normalize_bulk,
     _title_text,
     cjk_doc_counts,
@@ -28,8 +29,6 @@ from paperbot.core.search._grams import CJK_BITS
 from paperbot.core.search._persist import PackedTexts, segment_columns
 from paperbot.core.search._weights import COMMON_DF
 
-SAMPLE_FROM = COMMON_SAMPLE_STEP * 4096
-"""Texts of a field from which `common_cjk_chars` counts a sample (its default `chunk`)."""
 COUNT_ARRAYS = {"titles": "title_chars", "summaries": "summary_chars"}
 """The stored counts of each field, by the name of its stored texts."""
 
