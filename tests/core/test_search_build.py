@@ -12,8 +12,8 @@ import pytest
 from paperbot.core.search import (
     PackedTexts,
     build_field,
-    build_index_arrays,
     build_index_columns,
+    iter_index_arrays,
     pack_texts,
     title_acronyms,
     to_arrays,
@@ -131,13 +131,15 @@ def test_arrays_built_from_normal_forms_equal_the_stored_index(count: int) -> No
         )
     )
     given = ([*titles], [normalize(t) for t in titles], [normalize(s) for s in summaries])
-    ours = build_index_arrays(
-        ids=ids,
-        titles=given[0],
-        venues=venues,
-        years=years,
-        summaries=given[2],
-        normal_titles=given[1],
+    ours = dict(
+        iter_index_arrays(
+            ids=ids,
+            titles=given[0],
+            venues=venues,
+            years=years,
+            summaries=given[2],
+            normal_titles=given[1],
+        )
     )
     assert ours.keys() == expected.keys()
     for name, array in expected.items():

@@ -1,6 +1,7 @@
 """A load's index built a named array at a time (`iter_index_arrays`): the
-arrays `build_index_arrays` gives, each once, and none kept by the build
-once its writer lets it go (the finished arrays never pile up)."""
+stored index's arrays, each once, and none kept by the build once its
+writer lets it go (the finished arrays never pile up). That they equal the
+stored index's is `test_search_build`'s test."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from paperbot.core.search import PackedTexts, build_index_arrays, iter_index_arrays, pack_texts
+from paperbot.core.search import (
+    PackedTexts,
+    build_index_columns,
+    iter_index_arrays,
+    pack_texts,
+    to_arrays,
+)
 from paperbot.core.text import normalize
 
 TITLES = [
@@ -35,16 +42,16 @@ def _columns(count: int) -> dict[str, list[int] | list[str]]:
 
 
 @pytest.mark.parametrize("count", [0, 1, len(TITLES)])
-def test_the_arrays_are_build_index_arrays_each_once(count: int) -> None:
-    expected = build_index_arrays(**_columns(count))  # type: ignore[arg-type]
-    seen: dict[str, NDArray[Any]] = {}
-    for name, array in iter_index_arrays(**_columns(count)):  # type: ignore[arg-type]
-        assert name not in seen, name
-        seen[name] = array
-    assert seen.keys() == expected.keys()
-    for name, array in expected.items():
-        assert seen[name].dtype == array.dtype, name
-        assert np.array_equal(seen[name], array), name
+def test_the_arrays_are_the_stored_index_s_each_once(count: int) -> None:
+    stored = build_index_columns(
+        ids=list(range(1, count + 1)),
+        titles=TITLES[:count],
+        venues=["NeurIPS"] * count,
+        years=[2020] * count,
+        summaries=SUMMARIES[:count],
+    )
+    names = [name for name, _ in iter_index_arrays(**_columns(count))]  # type: ignore[arg-type]
+    assert sorted(names) == sorted(to_arrays(stored))
 
 
 def test_each_array_is_let_go_once_its_writer_has_it() -> None:
@@ -82,7 +89,7 @@ class _Reader:
 
 
 def test_parked_texts_read_back_give_the_same_arrays() -> None:
-    expected = build_index_arrays(**_columns(len(TITLES)))  # type: ignore[arg-type]
+    expected = dict(iter_index_arrays(**_columns(len(TITLES))))  # type: ignore[arg-type]
     parked: list[_Reader] = []
 
     def park(packed: NDArray[np.uint8]) -> _Reader:

@@ -32,7 +32,7 @@ from paperbot.core.search._build import (
     sampled_cjk_doc_counts,
     title_acronyms,
 )
-from paperbot.core.search._build_arrays import build_index_arrays, iter_index_arrays
+from paperbot.core.search._build_arrays import iter_index_arrays
 from paperbot.core.search._chunk_runs import ChunkRuns
 from paperbot.core.search._common import (
     COUNT_ARRAYS,
@@ -150,7 +150,6 @@ __all__ = [
     "bilingual_table",
     "build_field",
     "build_index",
-    "build_index_arrays",
     "build_index_columns",
     "char_counts",
     "char_grams",

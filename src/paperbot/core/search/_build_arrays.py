@@ -35,32 +35,6 @@ class KeptTexts:
         return self._packed
 
 
-def build_index_arrays(
-    *,
-    ids: list[int],
-    titles: list[str],
-    venues: list[str],
-    years: list[int],
-    summaries: list[str],
-    normal_titles: list[str],
-    between: Callable[[], object] = lambda: None,
-) -> dict[str, NDArray[Any]]:
-    """`to_arrays(build_index_columns(...))` of papers whose summaries and
-    titles are normalised already (a load's): `iter_index_arrays` kept
-    whole."""
-    return dict(
-        iter_index_arrays(
-            ids=ids,
-            titles=titles,
-            venues=venues,
-            years=years,
-            summaries=summaries,
-            normal_titles=normal_titles,
-            between=between,
-        )
-    )
-
-
 def iter_index_arrays(
     *,
     ids: list[int],
@@ -72,8 +46,9 @@ def iter_index_arrays(
     between: Callable[[], object] = lambda: None,
     park: Callable[[NDArray[np.uint8]], ParkedTexts] = KeptTexts,
 ) -> Iterator[tuple[str, NDArray[Any]]]:
-    """`build_index_arrays` a named array at a time, each let go once
-    yielded (a writer stores it before asking for the next): a field's
+    """`to_arrays(build_index_columns(...))` of papers whose summaries and
+    titles are normalised already (a load's), a named array at a time, each
+    let go once yielded (a writer stores it before asking for the next): a field's
     postings and packed texts are yielded as soon as that field is built,
     so the finished arrays never pile up. Every list given is consumed
     (emptied) into arrays, the texts packed before any postings are built,
