@@ -18,8 +18,12 @@ from paperbot.core.search._weights import (
     PIECE_SHARE,
     SUBSTRING,
     SUMMARY_FACTOR,
+    TITLE_FACTOR,
 )
 from paperbot.core.text import fold_word, is_cjk_char, is_cjk_run, latin_words, normalize, tokens
+
+FIELD_FACTORS = (TITLE_FACTOR, SUMMARY_FACTOR)
+"""What a match counts in a (title, summary) pair's each field."""
 
 
 class FieldText:
@@ -111,7 +115,7 @@ def term_match(text: str, fields: tuple[FieldText, FieldText]) -> tuple[float, l
         return best, hits
     best = 0.0
     hits = []
-    for field, factor in zip(fields, (1.0, SUMMARY_FACTOR), strict=True):
+    for field, factor in zip(fields, FIELD_FACTORS, strict=True):
         strength, found = (
             _cjk_match(text, field) if is_cjk_char(ord(text[0])) else _latin_match(text, field)
         )
@@ -125,7 +129,7 @@ def phrase_match(alias: str, fields: tuple[FieldText, FieldText]) -> tuple[float
     """An alias (maybe several words) matches when it occurs verbatim."""
     best = 0.0
     hits: list[str] = []
-    for field, factor in zip(fields, (1.0, SUMMARY_FACTOR), strict=True):
+    for field, factor in zip(fields, FIELD_FACTORS, strict=True):
         if alias and _contains_phrase(field, alias):
             best = max(best, factor)
             hits.append(alias)
@@ -216,7 +220,7 @@ def cjk_strengths(run: str, titles: FieldSet, summaries: FieldSet) -> list[float
     summary = _cjk_strengths(run, summaries)
     out = []
     for t, s in zip(title, summary, strict=True):
-        best = t if t > 0.0 else 0.0
+        best = t * TITLE_FACTOR
         if s * SUMMARY_FACTOR > best:
             best = s * SUMMARY_FACTOR
         out.append(best)
@@ -234,7 +238,7 @@ def _cjk_strengths(run: str, fields: FieldSet) -> list[float]:
                 counts[at] += 1
         for at, count in enumerate(counts):
             if count:
-                out[at] = PARTIAL_CJK * count / (len(run) - 1)
+                out[at] = _partial_cjk(count, run)
     for at in exact:
         out[at] = EXACT
     return out
@@ -317,7 +321,13 @@ def _cjk_match(run: str, field: FieldText) -> tuple[float, list[str]]:
     present = [run[i : i + 2] in field.text for i in range(len(run) - 1)]
     if not any(present):
         return 0.0, []
-    return PARTIAL_CJK * sum(present) / len(present), _covered_spans(run, present, field.text)
+    return _partial_cjk(sum(present), run), _covered_spans(run, present, field.text)
+
+
+def _partial_cjk(found: int, run: str) -> float:
+    """The strength of a CJK run in a field that holds `found` of its
+    bigrams but not the run itself."""
+    return PARTIAL_CJK * found / (len(run) - 1)
 
 
 def _covered_spans(run: str, present: list[bool], text: str) -> list[str]:

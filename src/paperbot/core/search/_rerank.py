@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from paperbot.core.search._grams import word_key
 from paperbot.core.search._index import FieldIndex, SearchIndex
 from paperbot.core.search._match import (
+    FIELD_FACTORS,
     FieldSet,
     FieldText,
     NearWords,
@@ -33,6 +34,7 @@ from paperbot.core.search._weights import (
     RARE_WEIGHT,
     SUBSTRING,
     SUMMARY_FACTOR,
+    TITLE_FACTOR,
     TITLE_PHRASE_BONUS,
     TITLE_PIVOT_CHARS,
 )
@@ -230,7 +232,7 @@ def _lift_by_alternatives(
     strengths: list[float], term: Term, titles: FieldSet, summaries: FieldSet
 ) -> None:
     """Raise each candidate's strength to what an alias of the term gives
-    (`phrase_match`: 1 in the title, `SUMMARY_FACTOR` in the summary, times
+    (`phrase_match`: `TITLE_FACTOR` in the title, `SUMMARY_FACTOR` in the summary, times
     what the alias counts). A CJK alias is found in all candidates at once."""
     for alt in term.alternatives:
         alias = normalized_alias(alt)
@@ -240,7 +242,7 @@ def _lift_by_alternatives(
         if is_plain_phrase(alias):
             in_title = titles.containing(alias)
             for i in in_title | summaries.containing(alias):
-                lifted = (1.0 if i in in_title else SUMMARY_FACTOR) * weight
+                lifted = (TITLE_FACTOR if i in in_title else SUMMARY_FACTOR) * weight
                 if lifted > strengths[i]:
                     strengths[i] = lifted
             continue
@@ -262,7 +264,7 @@ def _credit_joined_pairs_fast(
     """`_credit_joined_pairs` for every candidate, skipping fields that
     cannot raise either term of the pair any more."""
     titles, summaries = sets[0].fields, sets[1].fields
-    in_title = EXACT * JOINED
+    in_title = JOINED * TITLE_FACTOR
     in_summary = JOINED * SUMMARY_FACTOR
     for i in range(len(terms) - 1):
         a, b = terms[i].text, terms[i + 1].text
@@ -299,7 +301,7 @@ def _credit_joined_pairs(
         if not (a.isalnum() and b.isalnum() and a.isascii() and b.isascii()):
             continue
         joined = a + b
-        for field, factor in zip(fields, (1.0, SUMMARY_FACTOR), strict=True):
+        for field, factor in zip(fields, FIELD_FACTORS, strict=True):
             word = field.folded.get(fold_word(joined))
             if word is not None or (len(joined) >= 6 and field.has_piece(joined)):
                 strength = JOINED * factor

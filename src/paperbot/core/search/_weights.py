@@ -56,6 +56,9 @@ PHRASE_PARTS = 0.95
 # exactly in a summary counts this much: above a fuzzy title match.
 RARE_WEIGHT = 3.0
 RARE_SUMMARY_EXACT = 0.88
+# A match counts this much in the title and in the summary: every stage-2
+# scorer's factors, the plain ones' and their vectorised twins'.
+TITLE_FACTOR = 1.0
 SUMMARY_FACTOR = 0.7
 # Final score: this share of the stage-1 score is blended into stage 2's.
 BLEND_STAGE1 = 0.25
