@@ -10,11 +10,13 @@ import pytest
 
 from paperbot.bench.synthetic import synthetic_papers
 from paperbot.config import BUNDLED_CORPUS
+from paperbot.core.arrays import sorted_union
 from paperbot.core.corpus import decode, merge_entries, parse_text
 from paperbot.core.search import (
     SearchIndex,
     append_papers,
     build_index_columns,
+    common_cjk_chars,
     from_arrays,
     parse_query,
     rank,
@@ -111,6 +113,34 @@ def test_a_character_becoming_common_needs_a_full_build() -> None:
     index = build(ROWS[:20])
     flood = [(1000 + i, f"Flood Paper {i}", "ICML", 2025, "熵熵熵的研究") for i in range(200)]
     assert append(index, flood) is None
+
+
+@pytest.mark.parametrize(("extra", "same"), [((), True), ((ord("熵"),), False)])
+def test_the_common_characters_given_decide_instead_of_a_count(
+    extra: tuple[int, ...], same: bool
+) -> None:
+    # As a replayed segment gives them, from the counts stored with it.
+    full = build(SYNTHETIC)
+    given = tuple(
+        sorted_union(common_cjk_chars(texts), np.array(extra, dtype=np.int64)).astype(np.int64)
+        for texts in (full.titles, full.summaries)
+    )
+    rows = SYNTHETIC[2970:]
+    appended = update_papers(
+        build(SYNTHETIC[:2970]),
+        removed=(),
+        ids=[r[0] for r in rows],
+        titles=[r[1] for r in rows],
+        venues=[r[2] for r in rows],
+        years=[r[3] for r in rows],
+        summaries=[r[4] for r in rows],
+        common=(given[0], given[1]),
+    )
+    if same:
+        assert appended is not None
+        assert_same_arrays(appended, full)
+    else:  # a character the index does not drop: only a full build answers
+        assert appended is None
 
 
 def update(index: SearchIndex, removed: Sequence[int], rows: Sequence[Row]) -> SearchIndex:

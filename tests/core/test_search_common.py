@@ -18,6 +18,7 @@ from paperbot.core.search import (
     common_cjk_chars,
     common_from_counts,
     keeps_common,
+    stored_common,
 )
 
 # Characters in about a quarter of the texts each (the common threshold),
@@ -78,3 +79,21 @@ def test_a_flood_of_one_character_changes_the_common_ones() -> None:
     parts = [{"title_chars": c, "summary_chars": c} for c in counts_of([*base, *flood], [400])]
     assert not keeps_common(parts, 400, 150)
     assert ord("熵") in common_cjk_chars([*base, *flood])
+
+
+@pytest.mark.parametrize(("size", "cuts"), [(300, [150]), (16_385, [10_001, 16_384])])
+def test_stored_common_gives_each_field_s_common_characters(size: int, cuts: list[int]) -> None:
+    summaries = TEXTS[:size]
+    titles = [f"熵{t}" for t in summaries]  # a field of its own: 熵 is common here only
+    parts = [
+        {"title_chars": t, "summary_chars": s}
+        for t, s in zip(counts_of(titles, cuts), counts_of(summaries, cuts), strict=True)
+    ]
+    found = stored_common(parts, size)
+    assert found is not None
+    assert [f.tolist() for f in found] == [
+        common_cjk_chars(titles).tolist(),
+        common_cjk_chars(summaries).tolist(),
+    ]
+    # A part stored without counts (no replay can read them): count instead.
+    assert stored_common([*parts, {"ids": np.zeros(0, dtype=np.int64)}], size) is None

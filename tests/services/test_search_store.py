@@ -1,6 +1,7 @@
 """The stored search index as a base plus append-only segments: an append
 in a new process writes only its segment (never the base), loading base and
-segments equals the index appended in-process, a full build stored by a
+segments equals the index appended in-process (each segment replayed with
+the common characters its stored counts give), a full build stored by a
 load's worker process equals one built here (and the load holds none), a
 full save compacts the segments away, and a process killed mid-append leaves the previous state
 readable. On both backends (`db`)."""
@@ -8,6 +9,7 @@ readable. On both backends (`db`)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -120,6 +122,31 @@ async def test_base_and_segments_load_as_the_index_appended_in_process(
     assert restarted.last_status.source == "stored"
     assert_same_index(loaded, appended)
     assert await answers(restarted) == await answers(in_process)
+
+
+async def test_segments_replay_with_the_common_characters_their_counts_give(
+    db: Database, corpora: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await stored_base(db, corpora, tmp_path)
+    for name in ("one", "two"):
+        await load_pages(db, corpora / name, limits=BENCH_LIMITS)
+        await service(db, tmp_path).prepare_stored()
+    given: list[list[list[int]] | None] = []
+    update_papers = core.update_papers
+
+    def replay(index: core.SearchIndex, **columns: Any) -> core.SearchIndex | None:
+        common = columns["common"]
+        given.append(None if common is None else [c.tolist() for c in common])
+        return update_papers(index, **columns)
+
+    monkeypatch.setattr(core, "update_papers", replay)
+    loaded = await service(db, tmp_path).refresh()
+    # Read from the stored counts, not counted again: what a count over
+    # the replayed index's texts finds.
+    counted = [core.common_cjk_chars(t).tolist() for t in (loaded.titles, loaded.summaries)]
+    assert given[-1] == counted
+    assert len(given) == 2
+    assert given[0] is not None
 
 
 async def test_an_append_in_process_is_stored_as_a_segment(

@@ -119,10 +119,14 @@ def _replay(
     base: Mapping[str, NDArray[Any]], segments: Sequence[Mapping[str, NDArray[Any]]]
 ) -> core.SearchIndex | None:
     index: core.SearchIndex | None = core.from_arrays(base)
+    parts = [base]  # each part's stored character counts give the common ones
     for arrays in segments:
         if index is None:
             break
-        index = core.update_papers(index, **core.segment_columns(arrays))
+        parts.append(arrays)
+        columns = core.segment_columns(arrays)
+        common = core.stored_common(parts, index.size + len(columns["ids"]))
+        index = core.update_papers(index, **columns, common=common)
     return index
 
 

@@ -41,6 +41,7 @@ from paperbot.core.search._common import (
     keeps_common,
     packed_char_counts,
     segment_char_counts,
+    stored_common,
 )
 from paperbot.core.search._cut import COMMON_CHAR
 from paperbot.core.search._dictionary import (
@@ -190,6 +191,7 @@ __all__ = [
     "segment_columns",
     "split_unknown_runs",
     "stage1_scores",
+    "stored_common",
     "suggest_titles",
     "term_grams",
     "term_match",

@@ -66,6 +66,7 @@ def update_papers(
     venues: Sequence[str],
     years: Sequence[int],
     summaries: list[str],
+    common: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
 ) -> SearchIndex | None:
     """`index` with the entries of the `removed` ids and of these papers'
     ids marked dead, and these papers (new or changed) appended; None when
@@ -75,7 +76,11 @@ def update_papers(
     With dead entries it answers every search as a full build of the live
     papers would, up to the document frequencies the dead entries still add
     (the caller compacts, by a full build, before they grow large).
-    `summaries` is consumed, as in `build_index_columns`.
+    `summaries` is consumed, as in `build_index_columns`. `common`: the
+    code points `common_cjk_chars` finds in each field (titles, summaries)
+    of the index and these papers, when known already (`stored_common`,
+    from the counts stored with a replayed segment); else they are counted
+    over every text.
     """
     dead = _dead_positions(index, [*removed, *ids])
     if not ids:
@@ -86,8 +91,9 @@ def update_papers(
     summaries.clear()
     all_titles = index.titles + new_titles
     all_summaries = index.summaries + new_summaries
-    title = _append_field(index.title, all_titles, new_titles, index.size)
-    summary = _append_field(index.summary, all_summaries, new_summaries, index.size)
+    title_common, summary_common = (None, None) if common is None else common
+    title = _append_field(index.title, all_titles, new_titles, index.size, title_common)
+    summary = _append_field(index.summary, all_summaries, new_summaries, index.size, summary_common)
     if title is None or summary is None:
         return None
     venue_names = tuple(sorted({*index.venues, *venues}))
@@ -118,13 +124,19 @@ def _dead_positions(index: SearchIndex, ids: Sequence[int]) -> NDArray[np.int64]
 
 
 def _append_field(
-    old: FieldIndex, all_texts: Sequence[str], new_texts: Sequence[str], offset: int
+    old: FieldIndex,
+    all_texts: Sequence[str],
+    new_texts: Sequence[str],
+    offset: int,
+    common_cps: NDArray[np.int64] | None,
 ) -> FieldIndex | None:
     """The old field with the new texts' postings merged in, or None when
-    the set of dropped common characters would change."""
-    # Small chunks: the same answer as the full build's count, with a
-    # fraction of its temporaries (the old index is alive beside this).
-    common_cps = common_cjk_chars(all_texts, batch=512)
+    the set of dropped common characters (`common_cps`, counted over
+    `all_texts` when not given) would change."""
+    if common_cps is None:
+        # Small chunks: the same answer as the full build's count, with a
+        # fraction of its temporaries (the old index is alive beside this).
+        common_cps = common_cjk_chars(all_texts, batch=512)
     common = ((UNIGRAM << TAG_SHIFT) | common_cps).astype(np.int64)
     if offset and not np.array_equal(common, old.common):
         return None

@@ -82,6 +82,20 @@ def common_from_counts(parts: Sequence[NDArray[np.int64]], size: int) -> NDArray
     return np.flatnonzero(df > COMMON_DF * texts).astype(np.int64)
 
 
+def stored_common(
+    parts: Sequence[Mapping[str, NDArray[Any]]], size: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]] | None:
+    """The code points `common_cjk_chars` finds in each field (titles,
+    summaries) of an index of `size` entries whose base and segments stored
+    `parts` (each holding its `COUNT_ARRAYS`), for `update_papers`; None
+    when a part holds no counts."""
+    names = COUNT_ARRAYS["titles"], COUNT_ARRAYS["summaries"]
+    if not all(name in part for part in parts for name in names):
+        return None
+    title, summary = (common_from_counts([part[name] for part in parts], size) for name in names)
+    return title, summary
+
+
 def keeps_common(parts: Sequence[Mapping[str, NDArray[Any]]], size: int, added: int) -> bool:
     """Whether the last of `parts` (the counts of `added` texts appended to
     an index of `size` entries, whose counts are the other parts) leaves each
