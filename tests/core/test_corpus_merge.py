@@ -1,5 +1,5 @@
 """Entries merge into one record per title key, first entry first, whether
-a paper has one entry (kept without a list) or several."""
+a paper has one entry or several."""
 
 from __future__ import annotations
 

@@ -371,20 +371,17 @@ def merge_entries(
     entries: Iterable[Entry], key: Callable[[str], str] = title_key
 ) -> list[PaperRecord]:
     """Group entries by normalised title; the first entry names the paper."""
-    # A paper's one entry (the usual case) is kept as it is: no list for it.
-    groups: dict[str, Entry | list[Entry]] = {}
+    first: dict[str, Entry] = {}
+    # A paper's later entries, apart: a paper's one entry (the usual case)
+    # needs no list.
+    later: dict[str, list[Entry]] = {}
     for entry in entries:
         k = key(entry.title)
-        group = groups.get(k)
-        if group is None:
-            groups[k] = entry
-        elif isinstance(group, list):
-            group.append(entry)
+        if k not in first:
+            first[k] = entry
         else:
-            groups[k] = [group, entry]
-    return [_record(k, group) for k, group in groups.items()]
-
-
-def _record(key: str, group: Entry | list[Entry]) -> PaperRecord:
-    first, entries = (group, (group,)) if isinstance(group, Entry) else (group[0], tuple(group))
-    return PaperRecord(key, first.title, first.venue, first.year, first.area, entries)
+            later.setdefault(k, []).append(entry)
+    return [
+        PaperRecord(k, e.title, e.venue, e.year, e.area, (e, *later[k]) if k in later else (e,))
+        for k, e in first.items()
+    ]
