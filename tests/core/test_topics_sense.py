@@ -112,6 +112,30 @@ def test_a_title_term_after_another_topics_name_is_read_in_that_sense(
     assert _other(vocabulary, topic_id, title, summary) is other
 
 
+@pytest.mark.parametrize(
+    ("word", "ends_a_term"),
+    [
+        ("transformer", True),  # "vision transformer"
+        ("decoding", True),  # "decoding", "constrained decoding"
+        ("vision", True),  # the id "vision"
+        ("分词", True),  # a Chinese name is one token
+        ("constrained", True),  # Formal grammars' own alias
+        ("unified", False),
+        ("image tokenizer", False),  # a word, not a phrase
+    ],
+)
+def test_the_vocabulary_knows_the_last_word_of_every_term(
+    vocabulary: Vocabulary, word: str, ends_a_term: bool
+) -> None:
+    # Kept with the vocabulary (`_sense` rejects most title words by it), so
+    # two vocabularies in one process never share it.
+    assert (word in vocabulary.term_last_words) is ends_a_term
+    other = parse_vocabulary('[[topic]]\nid = "x"\nname = "Scaling law"\nzh = "缩放定律"\n')
+    assert "law" in other.term_last_words
+    assert "law" not in vocabulary.term_last_words
+    assert "transformer" not in other.term_last_words
+
+
 TEXT_WORDS = "subword merges lexicon text corpus languages compression"
 PIXEL_WORDS = "pixels patches codebook reconstruction generation images"
 UNRELATED_WORDS = "protein folding cells molecules chemistry"

@@ -21,10 +21,11 @@ no list of domains. Keywords outside the vocabulary are left alone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from paperbot.core.arrays import distinct
 from paperbot.core.text import is_cjk_run
 from paperbot.core.topics._corpus import PosArray, TopicCorpus
 from paperbot.core.topics._keys import needle
@@ -63,7 +64,7 @@ def other_sense(
                     if not h or qualified(docs[p], o_key, o_seek)
                 ]
         found.append(np.array(kept, dtype=np.int32))
-    result: PosArray = np.unique(np.concatenate(found))
+    result: PosArray = distinct(np.concatenate(found))
     return result
 
 
@@ -104,7 +105,7 @@ class _Reader:
         self.named = vocabulary.term_keys
         # A qualifier ends with the last word of some term: most words
         # before a term are rejected by one set lookup.
-        self.last_words = _last_words(self.named)
+        self.last_words = vocabulary.term_last_words
 
     def qualified(self, doc: str, key: str, found: str) -> bool:
         """Whether every occurrence of a Latin term (`key`, its `needle`
@@ -134,16 +135,3 @@ class _Reader:
             return False
         joined = self.named.get(f"{modifier} {key}")
         return joined is None or joined.key != self.topic.key
-
-
-_LAST_WORDS: list[tuple[Mapping[str, Topic], frozenset[str]]] = []
-"""The last vocabulary's term keys and their last words (one slot: a
-topic build matches every topic against one vocabulary)."""
-
-
-def _last_words(named: Mapping[str, Topic]) -> frozenset[str]:
-    if _LAST_WORDS and _LAST_WORDS[0][0] is named:
-        return _LAST_WORDS[0][1]
-    words = frozenset(key.rsplit(" ", 1)[-1] for key in named)
-    _LAST_WORDS[:] = [(named, words)]
-    return words

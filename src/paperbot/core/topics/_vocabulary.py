@@ -97,6 +97,7 @@ class Vocabulary:
     _by_key: dict[str, Topic] = field(init=False, repr=False, compare=False)
     _surfaces: tuple[tuple[str, Topic, str], ...] = field(init=False, repr=False, compare=False)
     _concept_keys: tuple[tuple[str, ...], ...] = field(init=False, repr=False, compare=False)
+    _last_words: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         by_id = {t.key: t for t in self.topics}
@@ -106,6 +107,8 @@ class Vocabulary:
                 by_key.setdefault(term_key(text), topic)
         object.__setattr__(self, "_by_id", by_id)
         object.__setattr__(self, "_by_key", by_key)
+        last_words = frozenset(key.rsplit(" ", 1)[-1] for key in by_key)
+        object.__setattr__(self, "_last_words", last_words)
         surfaces = tuple((normalize(t), topic, t) for topic in self.topics for t in topic.terms)
         object.__setattr__(self, "_surfaces", surfaces)
         concept_keys = tuple(
@@ -138,6 +141,12 @@ class Vocabulary:
     def term_keys(self) -> Mapping[str, Topic]:
         """Every term key (names, aliases, ids) -> its topic."""
         return self._by_key
+
+    @property
+    def term_last_words(self) -> frozenset[str]:
+        """The last word of every term key: a word that ends no term ends no
+        qualifier either (`_sense` rejects most words before a term by it)."""
+        return self._last_words
 
     def term_words(self) -> frozenset[str]:
         """Every folded Latin word in any term: never treated as someone's typo."""
