@@ -7,7 +7,8 @@ form (`term_key`) before it is compared.
 
 Import from this package only; its modules are private:
 `_keys` (the key form), `_vocabulary` (`Topic`, `Concept`, `Vocabulary`,
-TOML parsing with line-numbered errors), `_bilingual` (`expand_bilingual`:
+TOML parsing with line-numbered errors), `_hierarchy` (`broader`: the
+topics below a topic, whose strong terms count for it), `_bilingual` (`expand_bilingual`:
 English <-> Chinese expansion of keywords and query terms), `_generic`
 (what a keyword says without the field's generic words), `_input`
 (checking and resolving user text, autocomplete), `_corpus` (papers

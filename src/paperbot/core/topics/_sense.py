@@ -101,7 +101,7 @@ class _Reader:
     """Reads the words before a topic's term in title keys."""
 
     def __init__(self, topic: Topic, vocabulary: Vocabulary) -> None:
-        self.topic = topic
+        self.own = {topic.key} | {t.key for t in vocabulary.narrower(topic.key)}
         self.named = vocabulary.term_keys
         # A qualifier ends with the last word of some term: most words
         # before a term are rejected by one set lookup.
@@ -129,9 +129,10 @@ class _Reader:
 
     def _names_other(self, modifier: str, key: str) -> bool:
         """`modifier` is a term of another topic, and with the term it is no
-        term of this one ("speculative decoding" is the topic's own)."""
+        term of this one ("speculative decoding" is the topic's own); a
+        narrower topic's terms are this one's too (`Topic.broader`)."""
         named = self.named.get(modifier)
-        if named is None or named.key == self.topic.key:
+        if named is None or named.key in self.own:
             return False
         joined = self.named.get(f"{modifier} {key}")
-        return joined is None or joined.key != self.topic.key
+        return joined is None or joined.key not in self.own

@@ -44,6 +44,14 @@ def topic_terms(topic: Topic, vocabulary: Vocabulary | None) -> list[Term]:
         key = term_key(text)
         if key and key not in seen:
             seen[key] = Term(key, text, 1.0, text in weak)
+    # A narrower topic's strong terms say this one too (speculative decoding
+    # is efficient inference); its weak ones need its own context.
+    below = vocabulary.narrower(topic.key) if vocabulary is not None else ()
+    for other in below:
+        for text in other.terms:
+            key = term_key(text)
+            if key and key not in seen and text not in other.weak_aliases:
+                seen[key] = Term(key, text, 1.0)
     return list(seen.values())
 
 

@@ -15,6 +15,7 @@ from paperbot.core.text import (
     normalize,
     strip_invisible,
 )
+from paperbot.core.topics._hierarchy import broader_mistake, narrower_ids
 from paperbot.core.topics._keys import term_key
 
 TopicKind = Literal["topic", "keyword"]
@@ -23,7 +24,7 @@ TOPIC_TEXT_MAX = 100
 """Longest topic a user may type (also Discord's choice name/value limit)."""
 
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_TOPIC_KEYS = frozenset({"id", "name", "zh", "aliases", "weak_aliases"})
+_TOPIC_KEYS = frozenset({"id", "name", "zh", "aliases", "weak_aliases", "broader"})
 _CONCEPT_KEYS = frozenset({"en", "zh"})
 _TABLES = ("topic", "concept")
 _ID_MAX = 40
@@ -47,6 +48,9 @@ class Topic:
     weak_aliases: tuple[str, ...] = ()
     """Ambiguous aliases: they count for a paper only in its title or beside
     another term of the topic (`teacher` alone is no distillation paper)."""
+    broader: tuple[str, ...] = ()
+    """Ids of the topics this one is a kind of (speculative decoding is
+    efficient inference): its strong terms count for them too."""
 
     @classmethod
     def keyword(cls, text: str) -> Topic:
@@ -98,6 +102,7 @@ class Vocabulary:
     _surfaces: tuple[tuple[str, Topic, str], ...] = field(init=False, repr=False, compare=False)
     _concept_keys: tuple[tuple[str, ...], ...] = field(init=False, repr=False, compare=False)
     _last_words: frozenset[str] = field(init=False, repr=False, compare=False)
+    _narrower: dict[str, tuple[Topic, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         by_id = {t.key: t for t in self.topics}
@@ -115,6 +120,9 @@ class Vocabulary:
             tuple(dict.fromkeys(k for k in map(term_key, c.terms) if k)) for c in self.concepts
         )
         object.__setattr__(self, "_concept_keys", concept_keys)
+        below = narrower_ids([(t.key, t.broader) for t in self.topics])
+        narrower = {key: tuple(by_id[k] for k in keys) for key, keys in below.items()}
+        object.__setattr__(self, "_narrower", narrower)
 
     def __len__(self) -> int:
         return len(self.topics)
@@ -126,6 +134,10 @@ class Vocabulary:
     def lookup(self, text: str) -> Topic | None:
         """The topic that has `text` (any case, script or inflection) as a term."""
         return self._by_key.get(term_key(text))
+
+    def narrower(self, topic_id: str) -> tuple[Topic, ...]:
+        """The topics that are kinds of this one, at any depth (`broader`)."""
+        return self._narrower.get(topic_id, ())
 
     @property
     def surfaces(self) -> tuple[tuple[str, Topic, str], ...]:
@@ -197,6 +209,7 @@ def parse_vocabulary(text: str, source: str = "topics.toml") -> Vocabulary:
         _check_new_terms(topic, block, seen_terms, lines)
         topics.append(topic)
     concepts = _parse_concepts(data.get("concept", []), lines)
+    _check_broader(topics, lines)
     return Vocabulary(tuple(topics), concepts)
 
 
@@ -267,6 +280,7 @@ def _parse_topic(raw: Any, block: tuple[int, int], lines: _Lines) -> Topic:
         collapse_whitespace(raw["zh"]),
         _string_list(raw, "aliases", block, lines),
         _string_list(raw, "weak_aliases", block, lines),
+        tuple(b.strip() for b in _string_list(raw, "broader", block, lines)),
     )
     _check_topic_terms(topic, block, lines)
     return topic
@@ -280,6 +294,14 @@ def _string_list(
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         raise lines.error(lines.find_key(key, *block), f"{key!r} must be a list of strings")
     return tuple(collapse_whitespace(v) for v in values)
+
+
+def _check_broader(topics: list[Topic], lines: _Lines) -> None:
+    """Every `broader` id names another topic, and none is above itself."""
+    mistake = broader_mistake([(t.key, t.broader) for t in topics])
+    if mistake is not None:
+        index, message = mistake
+        raise lines.error(lines.find_key("broader", *lines.block(index)), message)
 
 
 def _parse_concepts(raw: Any, lines: _Lines) -> tuple[Concept, ...]:
@@ -309,7 +331,7 @@ def _check_topic_keys(raw: dict[str, Any], block: tuple[int, int], lines: _Lines
     for key in sorted(set(raw) - _TOPIC_KEYS):
         raise lines.error(
             lines.find_key(key, start, end),
-            f"unknown key {key!r} (allowed: aliases, id, name, weak_aliases, zh)",
+            f"unknown key {key!r} (allowed: aliases, broader, id, name, weak_aliases, zh)",
         )
     for key in ("id", "name", "zh"):
         if key not in raw:
