@@ -3,6 +3,8 @@ holding every character of a term, at any positions, as the postings tell."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -87,3 +89,16 @@ def test_holding_all_mixes_bits_of_common_characters_and_searches_of_rare_ones(
     found = holding_all(corpus, postings, set(chars), wanted)
     assert found.dtype == np.bool_
     assert found.tolist() == expected
+
+
+def test_the_bits_live_on_their_corpus_and_stay_behind_when_it_is_sent() -> None:
+    corpus = build_corpus([(i, "title", s) for i, s in enumerate(SUMMARIES)])
+    postings = corpus.summary.char_postings
+    first = all_bits(corpus, postings, {"强"})
+    assert corpus.char_bits == {(id(postings), "强"): first}
+    assert all_bits(corpus, postings, {"强"}) is first
+    sent = pickle.loads(pickle.dumps(corpus))
+    assert sent.char_bits == {}
+    assert corpus.char_bits  # the sender keeps its own
+    again = bits_at(all_bits(sent, sent.summary.char_postings, {"强"}), np.arange(10))
+    assert again.tolist() == [i in {0, 4, 6, 8} for i in range(10)]

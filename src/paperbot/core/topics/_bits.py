@@ -11,7 +11,6 @@ and a look-up per paper.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable
 
 import numpy as np
@@ -22,12 +21,6 @@ from paperbot.core.topics._corpus import Postings, TopicCorpus
 PosList = npt.NDArray[np.intp]
 Bits = npt.NDArray[np.uint8]
 _NONE = np.zeros(0, dtype=np.int32)
-
-_CHAR_BITS: dict[int, tuple[weakref.ref[TopicCorpus], dict[tuple[int, str], Bits]]] = {}
-"""Per corpus (by identity), the papers holding a CJK character of a field
-(by the identity of its postings), a bit each: the feedback asks about the
-same characters for many profile terms and topics."""
-
 
 COMMON_SHARE = 32
 """A character is kept as bits when at least 1/32 of the papers hold it:
@@ -59,13 +52,8 @@ def holding_all(
 
 def all_bits(corpus: TopicCorpus, postings: Postings, chars: Iterable[str]) -> Bits:
     """Papers holding every one of `chars`, a bit each (`np.packbits`), each
-    character's bits kept with the corpus (by the identity of `postings`)."""
-    bits = _CHAR_BITS.get(id(corpus))
-    if bits is None or bits[0]() is not corpus:
-        key = id(corpus)
-        gone = weakref.ref(corpus, lambda _: _CHAR_BITS.pop(key, None))
-        bits = _CHAR_BITS[key] = (gone, {})
-    known = bits[1]
+    character's bits kept with the corpus (`TopicCorpus.char_bits`)."""
+    known = corpus.char_bits
     both: Bits | None = None
     for char in chars:
         held = known.get((id(postings), char))

@@ -90,6 +90,16 @@ class TopicCorpus:
     dead: PosArray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     """Positions of papers removed or changed since (their texts blanked, so
     nothing matches them; a changed paper is appended again): see `_append`."""
+    char_bits: dict[tuple[int, str], npt.NDArray[np.uint8]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """`_bits.all_bits`'s cache: papers holding a common CJK character of a
+    field (by the identity of its postings), a bit each, made once per corpus
+    because the feedback asks about the same characters for many topics."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A cache is rebuilt where it is needed, never sent to another process.
+        return {**self.__dict__, "char_bits": {}}
 
     def __len__(self) -> int:
         return len(self.ids)
