@@ -166,14 +166,44 @@ def _build_field(docs: list[str], latin: set[str]) -> FieldIndex:
     # Numbered in order of first use: the keys of the postings in that order.
     positions = np.arange(len(docs), dtype=np.int32)
     held = np.repeat(positions, np.frombuffer(word_counts, np.int32))
-    word_postings = Postings(words, *_postings(np.frombuffer(keys, np.int32), held, len(words)))
-    del keys, word_counts, held
+    numbered = _first_use_order(words, np.frombuffer(keys, np.int32), held)
+    del keys, word_counts
+    word_postings = Postings(words, *_postings(numbered, held, len(words)))
+    del numbered, held
     return FieldIndex(
         docs=tuple(docs),
         word_postings=word_postings,
         char_postings=_char_postings(docs),
         words=tuple(words),
     )
+
+
+def _first_use_order(
+    words: list[str], numbers: npt.NDArray[np.int32], held: PosArray
+) -> npt.NDArray[np.int32]:
+    """`numbers` (each word's, paper after paper; `held`: their papers) with
+    the words first met in one paper numbered in sorted order, `words`
+    reordered to match (in place): a set gives a paper's words in an order
+    of the hash seed, and the stored corpus must not change with it. Words
+    first met in different papers keep that order (an appended part's new
+    words then come in the order a full build meets them in)."""
+    if len(numbers) == 0:
+        return numbers
+    # Numbers are given in order of first use: a first use is one above every
+    # number before it, and the words first met in one paper are a run.
+    first = np.empty(len(numbers), dtype=bool)
+    first[0] = True
+    np.greater(numbers[1:], np.maximum.accumulate(numbers)[:-1], out=first[1:])
+    starts = np.flatnonzero(np.diff(held[first], prepend=-1))
+    ends = np.r_[starts[1:], len(words)]
+    # Most papers bring at most one new word: only the others' are sorted.
+    runs = ends - starts > 1
+    renumber = np.arange(len(words), dtype=np.int32)
+    for start, end in zip(starts[runs].tolist(), ends[runs].tolist(), strict=True):
+        run = sorted(range(start, end), key=words.__getitem__)
+        renumber[run] = np.arange(start, end, dtype=np.int32)
+        words[start:end] = [words[i] for i in run]
+    return renumber[numbers]
 
 
 def _char_postings(docs: list[str], chunk: int = 2048) -> Postings:
