@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from paperbot.cli import load as load_command
 from paperbot.cli import main
+from paperbot.services.app import App
 from tests.support.process import run_paperbot
 
 
@@ -118,3 +120,21 @@ def test_a_closed_pipe_is_not_an_error(cli_env: Path) -> None:
     _, err = listing.communicate()
     assert listing.returncode == 0
     assert b"Traceback" not in err
+
+
+def test_load_shares_one_heap_from_before_the_database_opens(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memory.one_arena` acts on threads started after it only."""
+    calls: list[str] = []
+    real_open = App.open
+
+    async def opened(*args: object, **kwargs: object) -> App:
+        calls.append("open")
+        return await real_open(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(load_command, "one_arena", lambda: calls.append("one_arena"))
+    monkeypatch.setattr(App, "open", opened)
+    code, _ = run_json(capsys, "load", "--json")
+    assert code == 0
+    assert calls == ["one_arena", "open"]

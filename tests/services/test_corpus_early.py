@@ -100,3 +100,22 @@ async def test_early_texts_store_the_same_papers(
     assert stored[0] == stored[1]
     assert len(stored[0]) == 300
     assert list(private_tmp.glob("paperbot-*")) == []
+
+
+@pytest.mark.parametrize(("early", "released"), [(True, 1), (False, 0)])
+async def test_a_load_with_early_texts_hands_its_freed_memory_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, early: bool, released: int
+) -> None:
+    """Once written, while the worker processes still normalise: the parsed
+    pages and the plan are not kept by the allocator beside them."""
+    monkeypatch.setattr(workers, "WORKER_THRESHOLD", 100)
+    write_corpus(tmp_path / "corpus", synthetic_papers(300))
+    calls: list[int] = []
+    monkeypatch.setattr(corpus_service, "release_free_memory", lambda: calls.append(1))
+    app = await App.open(settings_for(tmp_path / "db.sqlite3"))
+    try:
+        await load(app, tmp_path / "corpus", early=early)
+        assert len(calls) == released
+        await discarded(app.corpus.take_early_texts())
+    finally:
+        await app.close()

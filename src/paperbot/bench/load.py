@@ -37,6 +37,7 @@ from paperbot.clock import utc_now
 from paperbot.config import DatabaseSettings, Settings
 from paperbot.services.app import App, open_database
 from paperbot.services.corpus import CorpusService
+from paperbot.services.memory import one_arena
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -90,6 +91,7 @@ def _load_in_fresh_process(db_path: Path, corpus: Path) -> dict[str, Any]:
 
 async def _load(db_path: Path, corpus: Path) -> dict[str, Any]:
     """What `paperbot load` does (in the child process), timed by stage."""
+    one_arena()  # as `paperbot load`
     app = await App.open(Settings(database=DatabaseSettings(path=db_path)))
     try:
         with TreePeak() as tree:

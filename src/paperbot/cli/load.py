@@ -15,6 +15,7 @@ from paperbot.config import Settings
 from paperbot.services.app import App, Prepared
 from paperbot.services.corpus import LoadReport, corpus_limits
 from paperbot.services.corpus_files import CorpusPathError, corpus_files, is_url
+from paperbot.services.memory import one_arena
 
 
 def register(subparsers: Any) -> None:
@@ -35,6 +36,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    one_arena()  # before the database thread starts (`services.memory`)
     urls = [p for p in args.paths if is_url(p)]
     paths = [Path(p) for p in args.paths if not is_url(p)]
     if not args.paths:

@@ -18,6 +18,7 @@ from paperbot.core.models import FileSource, Paper, PaperColumns, ParsedFile, Pr
 from paperbot.core.text import TitleKeys
 from paperbot.services import workers
 from paperbot.services.corpus_files import FileRead, corpus_listing, read_one
+from paperbot.services.memory import release_free_memory
 from paperbot.services.paper_texts import EarlyTexts, start_early
 from paperbot.storage import papers
 from paperbot.storage import search_index as index_store
@@ -324,7 +325,7 @@ class CorpusService:
         self.discard_early_texts()
         if early_texts and await self._may_start_early(paths):
             workers.warm_up()  # its imports overlap the parse
-        return await load_corpus(
+        report = await load_corpus(
             self._db,
             paths,
             default_area=default_area,
@@ -335,6 +336,11 @@ class CorpusService:
             limits=limits,
             before_write=self._start_early if early_texts else None,
         )
+        if self._early is not None:
+            # The parsed pages and the plan, freed, handed back now: the
+            # worker processes normalising the texts are still running.
+            release_free_memory()
+        return report
 
     async def _may_start_early(self, paths: Sequence[Path]) -> bool:
         """Whether a load of `paths` may start early texts: an empty corpus,

@@ -30,6 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from paperbot.services import worker_transfer
+from paperbot.services.memory import one_arena
 from paperbot.storage.backend import Database, open_again
 from paperbot.storage.db import StorageError
 
@@ -80,7 +81,12 @@ def _executor(lane: int) -> ProcessPoolExecutor:
         pool = _pools.get(lane)
         if pool is None:
             pool = _pools[lane] = ProcessPoolExecutor(
-                max_workers=1, mp_context=_context(), max_tasks_per_child=1
+                max_workers=1,
+                mp_context=_context(),
+                max_tasks_per_child=1,
+                # Before its threads (the database's, when a job stores)
+                # start: they share the one heap (`memory.one_arena`).
+                initializer=one_arena,
             )
         return pool
 
