@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import logging
 import multiprocessing
 import multiprocessing.forkserver
@@ -27,7 +28,7 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures.process import BrokenProcessPool, _ExecutorManagerThread
 
 from paperbot.services import worker_transfer
 from paperbot.services.memory import one_arena
@@ -76,11 +77,25 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+class _OnDemandPool(ProcessPoolExecutor):
+    """A pool that starts its worker process when a job is submitted, not
+    as soon as the last one exits: `ProcessPoolExecutor` replaces a worker
+    that reached `max_tasks_per_child` at once, and the replacement (~45 MB
+    resident, most of it the fork server's pages) would sit idle until the
+    next job: beside the other lane's build during a load, and for good in
+    the bot."""
+
+    def _adjust_process_count(self) -> None:
+        if isinstance(threading.current_thread(), _ExecutorManagerThread):
+            return  # a worker exited after its job: the next submit starts one
+        super()._adjust_process_count()
+
+
 def _executor(lane: int) -> ProcessPoolExecutor:
     with _pool_lock:
         pool = _pools.get(lane)
         if pool is None:
-            pool = _pools[lane] = ProcessPoolExecutor(
+            pool = _pools[lane] = _OnDemandPool(
                 max_workers=1,
                 mp_context=_context(),
                 max_tasks_per_child=1,
@@ -98,6 +113,15 @@ def warm_up() -> None:
     job blocks the event loop until the imports are done."""
     if isinstance(_context(), multiprocessing.context.ForkServerContext):
         multiprocessing.forkserver.ensure_running()
+        importlib.import_module("multiprocessing.popen_forkserver")
+    # The modules and objects every job needs, made now: made during the
+    # load (the first job's), the few that live on would each keep a 1 MB
+    # block of the interpreter's heap, full of the load's freed objects,
+    # from being handed back.
+    importlib.import_module("multiprocessing.synchronize")
+    importlib.import_module("concurrent.futures.thread")
+    for lane in range(LANES):
+        _executor(lane)
 
 
 WORKER_THRESHOLD = 5_000
