@@ -40,11 +40,10 @@ def release_free_memory() -> None:
         _TRIM(0)
 
 
-def hand_back_large_blocks(size: int = LARGE_BLOCK) -> bool:
+def hand_back_large_blocks() -> bool:
     """In a worker process (never the loading process or the bot, whose
-    allocations it would slow): every block of `size` (`LARGE_BLOCK`) or
-    more is mapped on its own, so freeing it hands it back to the OS at
-    once.
+    allocations it would slow): every block of `LARGE_BLOCK` or more is
+    mapped on its own, so freeing it hands it back to the OS at once.
     glibc's default raises that threshold to the size of each large block
     freed (up to 32 MB); from then on such blocks come from its heap and
     stay there when freed, and a build's successive large arrays and
@@ -52,7 +51,7 @@ def hand_back_large_blocks(size: int = LARGE_BLOCK) -> bool:
     papers). True when set."""
     if _MALLOPT is None or multiprocessing.parent_process() is None:
         return False
-    return bool(_MALLOPT(_M_MMAP_THRESHOLD, size))
+    return bool(_MALLOPT(_M_MMAP_THRESHOLD, LARGE_BLOCK))
 
 
 def one_arena() -> bool:

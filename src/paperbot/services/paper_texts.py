@@ -290,15 +290,6 @@ def read_texts(files: tuple[str, ...]) -> _Part:
     return whole
 
 
-INDEX_LARGE_BLOCK = 32 << 20
-"""The index worker's `hand_back_large_blocks` size: glibc's own largest.
-Fixed, so glibc no longer raises it (and its trim threshold, to twice
-that) as large blocks are freed: the heap freed between a field's
-batches was kept, ~20 MB beside the ~56 MB of summary postings at
-100,000 papers. Not the topic worker's 1 MB: each of the build's
-per-batch temporaries mapped and faulted in anew made it ~40% slower."""
-
-
 def store_index_from(files: tuple[str, ...], target: str, version: int) -> tuple[int, str | None]:
     """In a worker: the search index of the shared texts built (straight
     into its stored arrays, `core.search.iter_index_arrays`) and stored as
@@ -306,8 +297,10 @@ def store_index_from(files: tuple[str, ...], target: str, version: int) -> tuple
     connection of its own, each array written as soon as it is built and
     let go once written: the finished arrays (~130 MB at 100,000 papers)
     are never all held at once. (live papers, why storing failed or None).
-    glibc's thresholds fixed (`INDEX_LARGE_BLOCK`)."""
-    hand_back_large_blocks(INDEX_LARGE_BLOCK)
+    Its large arrays are each mapped apart (`hand_back_large_blocks`): else
+    glibc keeps a freed one in its heap, beside the ~56 MB of summary
+    postings built next (~20 MB of this process's peak at 100,000 papers)."""
+    hand_back_large_blocks()
     part = read_texts(files)
     columns = part.columns
     live = len(columns.ids)
