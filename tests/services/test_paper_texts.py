@@ -291,27 +291,3 @@ def test_the_topic_worker_streams_the_files_rows_in_order(
     files = [str(tmp_path / f"part-{i}") for i in range(len(parts))]
     paper_texts._write_parts(parts, files)
     assert list(paper_texts._streamed(tuple(files))) == ROWS
-
-
-class _Read(Exception):
-    """Raised where the index worker reads its texts: the test stops there."""
-
-
-def test_the_index_worker_maps_its_large_blocks_apart_before_reading(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    steps: list[str] = []
-
-    def hand_back() -> bool:
-        steps.append("large blocks mapped apart")
-        return True
-
-    def read(_files: tuple[str, ...]) -> paper_texts._Part:
-        steps.append("texts read")
-        raise _Read
-
-    monkeypatch.setattr(paper_texts, "hand_back_large_blocks", hand_back)
-    monkeypatch.setattr(paper_texts, "read_texts", read)
-    with pytest.raises(_Read):
-        paper_texts.store_index_from(("part-0",), "unused", 1)
-    assert steps == ["large blocks mapped apart", "texts read"]

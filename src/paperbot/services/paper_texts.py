@@ -42,7 +42,7 @@ from paperbot.core.search import PackedTexts, iter_index_arrays
 from paperbot.core.text import fold_word, normalize_columns
 from paperbot.core.topics import Vocabulary
 from paperbot.services import search_store, topics_store, workers
-from paperbot.services.memory import hand_back_large_blocks, release_free_memory
+from paperbot.services.memory import release_free_memory
 from paperbot.storage import papers, search_index
 from paperbot.storage.backend import Database
 
@@ -296,11 +296,7 @@ def store_index_from(files: tuple[str, ...], target: str, version: int) -> tuple
     corpus version `version` in the database at `target`, through a
     connection of its own, each array written as soon as it is built and
     let go once written: the finished arrays (~130 MB at 100,000 papers)
-    are never all held at once. (live papers, why storing failed or None).
-    Its large arrays are each mapped apart (`hand_back_large_blocks`): else
-    glibc keeps a freed one in its heap, beside the ~56 MB of summary
-    postings built next (~20 MB of this process's peak at 100,000 papers)."""
-    hand_back_large_blocks()
+    are never all held at once. (live papers, why storing failed or None)."""
     part = read_texts(files)
     columns = part.columns
     live = len(columns.ids)
