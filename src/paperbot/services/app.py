@@ -162,11 +162,12 @@ class App:
             # An append is stored as a segment without reading the stored
             # index (nor the texts: they are read only for a full build).
             status = await self.search.prepare_stored(texts.store_search_index)
+            seconds = time.perf_counter() - start
             # Its worker has ended: the topic worker may use its core (with
             # the lane's idle fresh worker stopped first: memory for a helper).
             await asyncio.to_thread(retire_lane, 0)
             texts.mark_free_core()
-            return status.papers, time.perf_counter() - start
+            return status.papers, seconds
 
         async def topics_part() -> tuple[str, float]:
             source = await self.topics.prepare_stored(texts)
