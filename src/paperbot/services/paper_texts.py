@@ -179,6 +179,15 @@ class PaperTexts:
             log.warning("could not store the search index: %s", problem)
         return live
 
+    def free_core(self) -> str | None:
+        """The file `mark_free_core` makes, for a worker to look for (`topic_split`)."""
+        return None if self._folder is None else str(Path(self._folder) / "free-core")
+
+    def mark_free_core(self) -> None:
+        """From now on a core is free for this load's topic matching."""
+        if (path := self.free_core()) is not None:
+            Path(path).touch()
+
     def close(self) -> None:
         self._value = None
         if self._early is not None:  # never asked for
@@ -345,14 +354,18 @@ def _let_go() -> None:
 
 
 def topics_store_from(
-    files: tuple[str, ...], vocabulary: Vocabulary, target: str, mark: tuple[int, int]
+    files: tuple[str, ...],
+    vocabulary: Vocabulary,
+    target: str,
+    mark: tuple[int, int],
+    free_core: str | None = None,
 ) -> tuple[str, str | None]:
     """In a worker: the topic corpus and matches of the shared texts, built
     and stored there (`topics_store.build_and_store`), read a file at a time
     and each normal form let go as soon as its matching form is made: the
     corpus is then built and matched without the ~40 MB of normal forms
     beside it, and never holds more than one file's."""
-    return topics_store.build_and_store(_streamed(files), True, vocabulary, target, mark)
+    return topics_store.build_and_store(_streamed(files), True, vocabulary, target, mark, free_core)
 
 
 def _streamed(files: tuple[str, ...]) -> Iterator[tuple[int, str, str]]:

@@ -314,7 +314,7 @@ class TopicService:
                 return self.last_source or "current"
             # Papers come in id order: the last id is the max.
             mark, size = (version, ids[-1]), len(ids)
-            job = functools.partial(topics_store_from, shared.files)
+            job = functools.partial(topics_store_from, shared.files, free_core=texts.free_core())
         else:
             columns = await search_index.paper_columns(self.db)
             rows = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))

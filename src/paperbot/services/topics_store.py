@@ -42,6 +42,7 @@ from paperbot.core.topics import (
 )
 from paperbot.services import search_store
 from paperbot.services.memory import hand_back_large_blocks, release_free_memory
+from paperbot.services.topic_split import match_all
 from paperbot.services.workers import with_own_connection
 from paperbot.storage import index_segments, papers, search_index
 from paperbot.storage.backend import Database
@@ -76,9 +77,11 @@ def build_and_store(
     vocabulary: Vocabulary,
     target: str,
     mark: tuple[int, int],
+    free_core: str | None = None,
 ) -> tuple[str, str | None]:
     """In a worker process: the corpus of these papers built (`normal` as
-    for `build_corpus`) and every vocabulary topic matched, stored as the
+    for `build_corpus`) and every vocabulary topic matched (on a second
+    core too once the file `free_core` exists: `topic_split`), stored as the
     base (watermark `mark`: the corpus version, the max paper id) in the
     database at `target` (`Database.target`) through a connection of its
     own, an array at a time, so they never cross back to the loading
@@ -89,8 +92,7 @@ def build_and_store(
     # The build's and the matching's freed heap handed back (~70 MB at
     # 100,000 papers): this process lives on beside the search index's.
     release_free_memory()
-    protected = vocabulary.term_words()
-    matches = {t.key: match_topic(t, corpus, protected, vocabulary) for t in vocabulary.topics}
+    matches = match_all(vocabulary, corpus, vocabulary.term_words(), free_core)
     release_free_memory()
     arrays = corpus_arrays(corpus, matches, vocabulary_fingerprint(vocabulary), mark)
     del corpus, matches  # the arrays' generator holds them until it is done
