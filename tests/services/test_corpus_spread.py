@@ -106,7 +106,8 @@ async def test_spread_reads_are_the_serial_reads(
     paths = write_pages(tmp_path / "corpus")
     expected, expected_keys = await serial(paths)
     delivered = fake_worker(monkeypatch, taken, fails)
-    key, done = TitleKeys(), []
+    key = TitleKeys()
+    done: list[Path] = []
     reads = await read_files(
         paths, AREA, known_of(paths), BENCH_LIMITS, key, spread=True, progress=done.append
     )
