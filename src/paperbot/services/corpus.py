@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
@@ -17,7 +15,8 @@ from paperbot.core.load_plan import LoadPlan, loaded_files, plan_load
 from paperbot.core.models import FileSource, Paper, PaperColumns, ParsedFile, Problem, VenueCount
 from paperbot.core.text import TitleKeys
 from paperbot.services import workers
-from paperbot.services.corpus_files import FileRead, corpus_listing, read_one
+from paperbot.services.corpus_files import FileRead, corpus_listing
+from paperbot.services.corpus_spread import at_scale, collector_paused, read_files
 from paperbot.services.memory import release_free_memory
 from paperbot.services.paper_texts import EarlyTexts, start_early
 from paperbot.storage import papers
@@ -28,8 +27,6 @@ log = logging.getLogger(__name__)
 
 #: Few papers take fewer bytes in a page (the bundled pages: ~140 a line).
 EARLY_BYTES_PER_PAPER = 150
-
-# Matched case-insensitively: `PAGE.TXT` is a page too.
 
 
 def corpus_limits(settings: CorpusSettings) -> CorpusLimits:
@@ -97,35 +94,33 @@ async def load_corpus(
     startup: bool = False,
     limits: CorpusLimits | None = None,
     before_write: Callable[[LoadPlan], Awaitable[object]] | None = None,
+    spread: bool = False,
 ) -> LoadReport:
     """Parse the files and apply the result in one transaction (the plan
     handed to `before_write` first). A file whose fingerprint matches the
     last load is not parsed again (the report counts it as unchanged). A
     page that shrinks sharply is held back (its papers kept, reported as a
     problem) unless `allow_shrink`. A `startup` load (the bot's own) also
-    holds back a folder file older than a load of its page from elsewhere."""
+    holds back a folder file older than a load of its page from elsewhere.
+    `spread`: the files are read on both cores (`corpus_spread`)."""
     limits = limits or CorpusLimits()
     started = time.perf_counter()
     key = TitleKeys()  # every step below needs every title's key
     files, skipped = corpus_listing(paths)
-    sources = await papers.file_sources(db)
-    reads, notes = await _read_all(
-        files,
-        default_area,
-        await papers.file_fingerprints(db),
-        sources if startup else {},
-        progress,
-        limits,
-        key,
-    )
-    held_back: list[Problem] = []
-    if not allow_shrink:
-        reads, held_back = await _hold_back_shrunk(db, reads, key)
-    parsed = loaded_files([r.result for r in reads if isinstance(r.result, ParsedFile)])
-    names = {f.file for f in parsed}
-    notes += _replacements([r for r in reads if r.name in names], sources)
-    keys = {key(e.title) for f in parsed for e in f.entries}
-    plan = plan_load(await papers.records_touching(db, names, keys), parsed, key)
+    with collector_paused():  # see there: a quarter of the parse's time
+        sources = await papers.file_sources(db)
+        known, protected = await papers.file_fingerprints(db), sources if startup else {}
+        reads, notes = await _read_all(
+            files, default_area, known, protected, progress, limits, key, spread
+        )
+        held_back: list[Problem] = []
+        if not allow_shrink:
+            reads, held_back = await _hold_back_shrunk(db, reads, key)
+        parsed = loaded_files([r.result for r in reads if isinstance(r.result, ParsedFile)])
+        names = {f.file for f in parsed}
+        notes += _replacements([r for r in reads if r.name in names], sources)
+        keys = {key(e.title) for f in parsed for e in f.entries}
+        plan = plan_load(await papers.records_touching(db, names, keys), parsed, key)
     planned = time.perf_counter()
     await (before_write or _nothing)(plan)
     await papers.apply_load(
@@ -197,22 +192,21 @@ async def _read_all(
     progress: Callable[[Path], object] | None,
     limits: CorpusLimits,
     key: TitleKeys,
+    spread: bool,
 ) -> tuple[list[FileRead], list[str]]:
-    """Read every file; a file older than a load of its page from elsewhere
-    (`protected`: given for a start-up load) is held back with a warning."""
-    reads, notes = [], []
-    for path in files:
-        read = read_one(path, default_area, known, limits, key)
+    """Read every file (`spread`: on both cores, `corpus_spread`); a file
+    older than a load of its page from elsewhere (`protected`: given for a
+    start-up load) is held back with a warning."""
+    reads = await read_files(
+        files, default_area, known, limits, key, spread=spread, progress=progress
+    )
+    notes = []
+    for index, read in enumerate(reads):
         newer = _newer_load_elsewhere(read, protected.get(read.name))
         if newer is not None:
             log.warning("%s", newer)
             notes.append(newer)
-            read = read.held()
-        reads.append(read)
-        if progress is not None:
-            progress(path)
-        # Parsing does not await: let a Ctrl-C (a cancel) in between files.
-        await asyncio.sleep(0)
+            reads[index] = read.held()
     return reads, notes
 
 
@@ -256,8 +250,10 @@ async def _hold_back_shrunk(
     problems: list[Problem] = []
     for read in reads:
         page = pages.get(read.name)
-        after = {key(e.title) for e in page.entries} if page else set()
-        reason = shrink_reason(before.get(read.name, set()), after) if page else None
+        had = before.get(read.name, set())
+        # A page new to the store cannot shrink: its keys are not needed.
+        after = {key(e.title) for e in page.entries} if page and had else set()
+        reason = shrink_reason(had, after) if page else None
         if reason is None:
             kept.append(read)
             continue
@@ -323,7 +319,10 @@ class CorpusService:
         papers of a first load at scale are normalised in the worker
         processes while they are written (`take_early_texts`)."""
         self.discard_early_texts()
-        if early_texts and await self._may_start_early(paths):
+        # At scale, `paperbot load` (the one caller with `early_texts`, whose
+        # loop has nothing else to do) parses on both cores.
+        spread = early_texts and at_scale(paths, EARLY_BYTES_PER_PAPER)
+        if spread and await papers.paper_count(self._db) == 0:
             workers.warm_up()  # its imports overlap the parse
         report = await load_corpus(
             self._db,
@@ -335,23 +334,13 @@ class CorpusService:
             startup=startup,
             limits=limits,
             before_write=self._start_early if early_texts else None,
+            spread=spread,
         )
         if self._early is not None:
             # The parsed pages and the plan, freed, handed back now: the
             # worker processes normalising the texts are still running.
             release_free_memory()
         return report
-
-    async def _may_start_early(self, paths: Sequence[Path]) -> bool:
-        """Whether a load of `paths` may start early texts: an empty corpus,
-        and files big enough to hold `WORKER_THRESHOLD` papers."""
-        if await papers.paper_count(self._db) > 0:
-            return False
-        size = 0
-        for path in corpus_listing(paths)[0]:
-            with contextlib.suppress(OSError):  # reported by the load itself
-                size += path.stat().st_size
-        return size >= workers.WORKER_THRESHOLD * EARLY_BYTES_PER_PAPER
 
     async def _start_early(self, plan: LoadPlan) -> None:
         # Into an empty corpus only: then the stored papers are likely the
