@@ -4,7 +4,6 @@ process, and a dead worker replaced."""
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 import os
 from pathlib import Path
 
@@ -42,17 +41,6 @@ async def test_a_dead_worker_is_replaced_and_the_job_retried() -> None:
         workers.shutdown_workers()
     assert calls
     assert calls[0] != os.getpid()
-
-
-async def test_a_retired_lane_leaves_no_idle_worker_and_starts_again() -> None:
-    try:
-        first = await workers.in_lane(0, worker_pid)
-        await asyncio.to_thread(workers.retire_lane, 0)
-        # Not even the fresh worker started after the job (a job per worker).
-        assert multiprocessing.active_children() == []
-        assert await workers.in_lane(0, worker_pid) not in (first, os.getpid())
-    finally:
-        workers.shutdown_workers()
 
 
 async def ranked_ids(app: App) -> list[list[int]]:

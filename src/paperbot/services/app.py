@@ -25,7 +25,7 @@ from paperbot.services.state import StateService
 from paperbot.services.subscriptions import SubscriptionService
 from paperbot.services.topics import TopicService, load_vocabulary
 from paperbot.services.user_data import UserDataService
-from paperbot.services.workers import retire_lane, shutdown_workers
+from paperbot.services.workers import shutdown_workers
 from paperbot.storage import CorruptDatabase, Database, StorageError
 from paperbot.storage import open_database as open_store
 
@@ -163,9 +163,8 @@ class App:
             # index (nor the texts: they are read only for a full build).
             status = await self.search.prepare_stored(texts.store_search_index)
             seconds = time.perf_counter() - start
-            # Its worker has ended: the topic worker may use its core (with
-            # the lane's idle fresh worker stopped first: memory for a helper).
-            await asyncio.to_thread(retire_lane, 0)
+            # Its worker has ended (and no idle one replaces it: `workers`):
+            # the topic worker may use its core.
             texts.mark_free_core()
             return status.papers, seconds
 

@@ -12,15 +12,14 @@ finish together; the helper sends its matches back through another pipe.
 A helper that fails or dies costs only time: the worker matches what it
 did not send. The matches equal the serial ones, in the vocabulary's order.
 
-Memory: forked only after the index worker has ended and the fresh worker
-that replaced it has been stopped (`workers.retire_lane`), with the large
-postings arrays moved to shared memory first (`_share_postings`), so the
-helper's resident set, summed with the others', stays below the sum while
-the index was built (at 100,000 papers: ~165 MB for the helper at most,
-the index worker's ~165 MB and the idle worker's ~46 MB gone). From a
-process without other threads (no lock held by a thread that would not
-exist in the child), and never in the bot: its builds leave a core to the
-event loop.
+Memory: forked only after the index worker has ended (no idle worker
+replaces it: `workers`), with the large postings arrays moved to shared
+memory first (`_share_postings`), so the helper's resident set, summed
+with the others', stays below the sum while the index was built (at
+100,000 papers: ~165 MB for the helper at most, the index worker's ~165 MB
+gone). From a process without other threads (no lock held by a thread
+that would not exist in the child), and never in the bot: its builds
+leave a core to the event loop.
 """
 
 from __future__ import annotations

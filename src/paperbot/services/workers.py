@@ -43,7 +43,6 @@ __all__ = [
     "in_worker",
     "off_lane",
     "off_loop",
-    "retire_lane",
     "shutdown_workers",
     "warm_up",
     "with_own_connection",
@@ -201,19 +200,11 @@ async def _with_connection(
         return None, str(exc)
 
 
-def _discard_broken(lane: int, *, wait: bool = False) -> None:
+def _discard_broken(lane: int) -> None:
     with _pool_lock:
         broken = _pools.pop(lane, None)
     if broken is not None:
-        broken.shutdown(wait=wait, cancel_futures=True)
-
-
-def retire_lane(lane: int) -> None:
-    """Stop the worker process of `lane` (from a thread: it waits for it),
-    for a caller done with the lane: the fresh worker started after each job
-    would otherwise sit idle (~46 MB of resident set, mostly the fork
-    server's pages counted again). A later job in the lane starts another."""
-    _discard_broken(lane, wait=True)
+        broken.shutdown(wait=False, cancel_futures=True)
 
 
 def shutdown_workers() -> None:
