@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +29,16 @@ from paperbot.core.topics import (
 )
 from paperbot.services import topic_split
 from paperbot.services.topics import load_vocabulary
+
+FRESH = "PAPERBOT_TEST_TOPIC_SPLIT_FRESH"
+"""Set in the interpreter `test_the_split_in_a_fresh_interpreter` starts."""
+
+# A helper is forked only from a process without other threads, and a long
+# test session may have some left by earlier tests: the tests that fork run
+# in an interpreter of their own.
+in_fresh_interpreter = pytest.mark.skipif(
+    os.environ.get(FRESH) != "1", reason="run by test_the_split_in_a_fresh_interpreter"
+)
 
 VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
 PAPERS = synthetic_papers(800)
@@ -86,6 +98,7 @@ def split(vocabulary: Vocabulary, mark: Path | None) -> list[tuple[str, str, byt
     return stored(vocabulary, built, matches)
 
 
+@in_fresh_interpreter
 @pytest.mark.parametrize(("marked_after", "forked"), [(0, True), (40, True), (-1, False)])
 def test_a_split_stores_the_serial_bytes(
     vocabulary: Vocabulary,
@@ -137,6 +150,7 @@ def failing() -> None:
     raise RuntimeError("no")
 
 
+@in_fresh_interpreter
 @pytest.mark.parametrize("how", [killed, failing])
 def test_a_helper_that_dies_or_fails_leaves_its_topics_to_the_worker(
     vocabulary: Vocabulary,
@@ -156,6 +170,7 @@ def test_a_helper_that_dies_or_fails_leaves_its_topics_to_the_worker(
     assert [r.levelno for r in caplog.records] == [logging.WARNING]
 
 
+@in_fresh_interpreter
 def test_no_helper_without_the_mark_or_beside_another_thread(
     vocabulary: Vocabulary,
     serial: list[tuple[str, str, bytes]],
@@ -175,3 +190,17 @@ def test_no_helper_without_the_mark_or_beside_another_thread(
         stop.set()
         other.join()
     assert forks == []
+
+
+@pytest.mark.skipif(os.environ.get(FRESH) == "1", reason="the fresh interpreter's own run")
+def test_the_split_in_a_fresh_interpreter() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__],
+        env={**os.environ, FRESH: "1"},
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "6 passed, 1 skipped" in run.stdout, run.stdout[-2000:]
