@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -105,6 +106,16 @@ async def loaded_db(db: Database, bundled_corpus: Path, load_pages: LoadPages) -
     """The database with the shipped corpus loaded."""
     await load_pages(db, bundled_corpus)
     return db
+
+
+@pytest.fixture
+def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`tempfile`'s folder for this test alone: what the code under test
+    leaves behind there is seen, and none of it lands in the machine's /tmp."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
 
 
 @pytest.fixture

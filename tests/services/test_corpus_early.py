@@ -5,7 +5,6 @@ the stored papers are the same with or without early texts."""
 from __future__ import annotations
 
 import asyncio
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,13 +16,8 @@ from paperbot.services.app import App
 from paperbot.services.paper_texts import EarlyTexts
 from tests.support.app import FIXED_NOW, settings_for
 
-
-@pytest.fixture(autouse=True)
-def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "tmp"
-    folder.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    return folder
+# Every test: the code under test makes temporary files.
+pytestmark = pytest.mark.usefixtures("private_tmp")
 
 
 async def discarded(texts: EarlyTexts | None) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import pickle
-import tempfile
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -23,12 +22,8 @@ HEADER = "📚 预训练¶\n\n🧠 NeurIPS2025 · 9 篇论文解读\n\n"
 AREA = "预训练"
 
 
-@pytest.fixture(autouse=True)
-def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "tmp"
-    folder.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    return folder
+# Every test: the code under test makes temporary files.
+pytestmark = pytest.mark.usefixtures("private_tmp")
 
 
 def write_pages(folder: Path) -> list[Path]:
