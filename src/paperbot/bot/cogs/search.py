@@ -124,6 +124,11 @@ class Search(commands.Cog):
                 limit=settings.page_size * MAX_PAGES,
                 highlight=settings.page_size,
             )
+            if self._in_flight > 1 and not interaction.response.is_done():
+                # Searches arrived meanwhile: their deferrals go out before
+                # this one's whole answer would (a burst's first search was
+                # acknowledged after 2-3 s), so this one defers as they do.
+                await interaction.response.defer(thinking=True)
         finally:
             self._in_flight -= 1
         if result.problem is not None:
