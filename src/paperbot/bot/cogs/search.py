@@ -26,7 +26,7 @@ from paperbot.core import search_render as render
 from paperbot.core.lazy import LazySequence
 from paperbot.core.search import parse_query
 from paperbot.core.search_render import ResultItem
-from paperbot.services.search import SearchHit
+from paperbot.services.search import SearchHit, SearchResult
 
 if TYPE_CHECKING:
     from paperbot.bot.client import PaperBot
@@ -105,32 +105,7 @@ class Search(commands.Cog):
         precheck = parse_query(query, venue=venue, year=year, max_length=settings.max_query_length)
         if precheck.problem is not None:
             raise UserError(render.query_problem(precheck.problem, settings.max_query_length, tr))
-        # A cold or stale index may take seconds to load or build, and searches
-        # arriving together queue behind each other: then say "thinking" first
-        # rather than miss Discord's 3-second deadline.
-        # Count this search before the first await: searches arriving together
-        # must see each other, or each would wait on the database to decide.
-        others = self._in_flight
-        self._in_flight += 1
-        try:
-            if others or not await service.is_current():
-                await interaction.response.defer(thinking=True)
-            # Only the first page's highlight is worked out now; later pages'
-            # when the searcher turns to them (see `_result_items`).
-            result = await service.search(
-                query,
-                venue=venue,
-                year=year,
-                limit=settings.page_size * MAX_PAGES,
-                highlight=settings.page_size,
-            )
-            if self._in_flight > 1 and not interaction.response.is_done():
-                # Searches arrived meanwhile: their deferrals go out before
-                # this one's whole answer would (a burst's first search was
-                # acknowledged after 2-3 s), so this one defers as they do.
-                await interaction.response.defer(thinking=True)
-        finally:
-            self._in_flight -= 1
+        result = await self._searched(interaction, query, venue, year)
         if result.problem is not None:
             raise UserError(render.query_problem(result.problem, settings.max_query_length, tr))
         if not result.hits:
@@ -155,6 +130,45 @@ class Search(commands.Cog):
             tr=tr,
             page_items=lambda page: reader_items(page, MAX_ROWS - nav, first_row=nav),
         ).start(interaction)
+
+    async def _searched(
+        self,
+        interaction: discord.Interaction[PaperBot],
+        query: str,
+        venue: str | None,
+        year: int | None,
+    ) -> SearchResult:
+        """The search's result, the interaction deferred first when the
+        answer may come late."""
+        service = self.bot.app.search
+        page_size = service.settings.page_size
+        # A cold or stale index may take seconds to load or build, and searches
+        # arriving together queue behind each other: then say "thinking" first
+        # rather than miss Discord's 3-second deadline.
+        # Count this search before the first await: searches arriving together
+        # must see each other, or each would wait on the database to decide.
+        others = self._in_flight
+        self._in_flight += 1
+        try:
+            if others or not await service.is_current():
+                await interaction.response.defer(thinking=True)
+            # Only the first page's highlight is worked out now; later pages'
+            # when the searcher turns to them (see `_result_items`).
+            result = await service.search(
+                query,
+                venue=venue,
+                year=year,
+                limit=page_size * MAX_PAGES,
+                highlight=page_size,
+            )
+            if self._in_flight > 1 and not interaction.response.is_done():
+                # Searches arrived meanwhile: their deferrals go out before
+                # this one's whole answer would (a burst's first search was
+                # acknowledged after 2-3 s), so this one defers as they do.
+                await interaction.response.defer(thinking=True)
+        finally:
+            self._in_flight -= 1
+        return result
 
     async def _personal_order(
         self, interaction: discord.Interaction[PaperBot], hits: Sequence[SearchHit]
