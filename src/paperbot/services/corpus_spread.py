@@ -124,8 +124,10 @@ async def _delivered(
     (logged) when it failed."""
     try:
         packed: list[_Packed] = pickle.loads(await job)
-    except Exception:
-        log.warning("reading in the worker process failed; reading here", exc_info=True)
+    except Exception as exc:  # noqa: BLE001 - whatever failed (a worker's error, a dead worker), reading here is the remedy
+        log.warning(
+            "reading in the worker process failed (%s: %s); reading here", type(exc).__name__, exc
+        )
         return []
     reads = []
     for index, fingerprint, outcome in packed:
