@@ -100,7 +100,7 @@ def _share_postings(corpus: TopicCorpus) -> None:
 
 
 def _in_shared(array: NDArray[T]) -> NDArray[T]:
-    if array.nbytes < max(SHARED_ARRAY, 1):
+    if array.nbytes == 0 or array.nbytes < SHARED_ARRAY:  # mmap cannot map 0 bytes
         return array
     room = mmap.mmap(-1, array.nbytes)  # MAP_SHARED: held by the array
     shared: NDArray[T] = np.frombuffer(room, array.dtype, array.size).reshape(array.shape)
