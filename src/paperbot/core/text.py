@@ -46,6 +46,27 @@ _SPELLING = (
 )
 
 
+# Full-width punctuation and the ideographic space, in nearly every Chinese
+# summary. Each makes a text not NFKC, and CPython normalises such a text on
+# its slow path (~70 ns a character: seconds for a 100,000-paper load).
+# Replaced by their decompositions first (their ASCII forms), most texts are
+# NFKC already, which the quick check confirms at a few ns a character; the
+# result is the same, since NFKC composes the full decomposition.
+_WIDE_FORMS = tuple(
+    (wide, unicodedata.normalize("NFKD", wide)) for wide in "，（）：；？！％\u3000"
+)
+
+
+def nfkc(text: str) -> str:
+    """`unicodedata.normalize("NFKC", text)`, faster for Chinese text."""
+    for wide, narrow in _WIDE_FORMS:
+        if wide in text:
+            text = text.replace(wide, narrow)
+    if unicodedata.is_normalized("NFKC", text):
+        return text
+    return unicodedata.normalize("NFKC", text)
+
+
 def strip_invisible(text: str) -> str:
     """Drop zero-width and bidi control characters."""
     return _INVISIBLE.sub("", text)
@@ -62,7 +83,7 @@ def title_key(title: str) -> str:
         # The usual title: NFKC leaves ASCII as it is, nothing in it is
         # invisible, and `casefold` is `lower` there.
         return " ".join(title.lower().split())
-    return collapse_whitespace(unicodedata.normalize("NFKC", strip_invisible(title)).casefold())
+    return collapse_whitespace(nfkc(strip_invisible(title)).casefold())
 
 
 class TitleKeys(dict[str, str]):
@@ -89,7 +110,7 @@ def to_simplified(text: str) -> str:
 
 def normalize(text: str) -> str:
     """The searchable form: NFKC, case-folded, simplified, whitespace collapsed."""
-    folded = unicodedata.normalize("NFKC", strip_invisible(text)).casefold()
+    folded = nfkc(strip_invisible(text)).casefold()
     return collapse_whitespace(to_simplified(folded) if has_cjk(folded) else folded)
 
 
@@ -104,7 +125,7 @@ def normalize_bulk(texts: list[str], chunk: int = 1000) -> None:
     sep = "\ue000"
     for start in range(0, len(texts), chunk):
         part = texts[start : start + chunk]
-        joined = unicodedata.normalize("NFKC", strip_invisible(sep.join(part))).casefold()
+        joined = nfkc(strip_invisible(sep.join(part))).casefold()
         if has_cjk(joined):
             joined = to_simplified.__wrapped__(joined)
         pieces = joined.split(sep)

@@ -58,6 +58,8 @@ async def records_touching(
 
 async def file_contents(db: Database, files: Collection[str]) -> tuple[int, set[str]]:
     """How many stored entries these files gave, and the keys of their papers."""
+    if not files:
+        return 0, set()  # the query would read every paper's entries to find none
     sql = dialect_sql(
         db,
         sqlite="SELECT p.key FROM papers AS p, json_each(p.entries) AS e"
@@ -73,6 +75,8 @@ async def file_contents(db: Database, files: Collection[str]) -> tuple[int, set[
 
 async def keys_by_file(db: Database, files: Collection[str]) -> dict[str, set[str]]:
     """The keys of the papers each of these files gave at its last load."""
+    if not files:
+        return {}  # as `file_contents`
     sql = dialect_sql(
         db,
         sqlite="SELECT DISTINCT json_extract(e.value, '$.file'), p.key"
