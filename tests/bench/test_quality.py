@@ -100,3 +100,17 @@ def test_the_held_out_set_is_reported_apart_beside_its_baseline(report: dict[str
     assert all(_is_ratio(held["search"]["overall"][m]) for m in SEARCH_METRICS)
     table = render(report)
     assert table.index("== tuned set") < table.index("== held-out set")
+
+
+def test_the_keyword_set_is_reported_apart_beside_its_baseline(report: dict[str, Any]) -> None:
+    from paperbot.bench.judged import KEYWORD_TOPICS_FILE
+
+    keywords = report["keywords"]
+    topics = load_judged_topics(KEYWORD_TOPICS_FILE)
+    assert [r["query"] for r in keywords["topics"]["per_topic"]] == [t.query for t in topics]
+    assert keywords["judged_topics"] == len(topics)
+    assert all(_is_ratio(keywords["topics"]["overall"][m]) for m in TOPIC_METRICS)
+    table = render(report)
+    assert table.index("== held-out set") < table.index("== keywords as typed")
+    for row in keywords["topics"]["per_topic"]:
+        assert row["query"][:20] in table

@@ -27,6 +27,9 @@ QUERIES_FILE = JUDGED_DIR / "queries.toml"
 # never used to tune matching, ranking or the vocabulary.
 HELD_OUT_TOPICS_FILE = JUDGED_DIR / "heldout_topics.toml"
 HELD_OUT_QUERIES_FILE = JUDGED_DIR / "heldout_queries.toml"
+# Keywords typed as acronyms, expansions and Chinese aliases (tuned: they
+# chose the acronym concepts), reported apart from TOPICS_FILE.
+KEYWORD_TOPICS_FILE = JUDGED_DIR / "keyword_topics.toml"
 
 TOPIC_KINDS = ("vocabulary", "keyword")
 QUERY_KINDS = (

@@ -31,6 +31,7 @@ from paperbot.bench.baselines import BaselineCorpus, baseline_rank
 from paperbot.bench.judged import (
     HELD_OUT_QUERIES_FILE,
     HELD_OUT_TOPICS_FILE,
+    KEYWORD_TOPICS_FILE,
     JudgedDataError,
     JudgedQuery,
     JudgedTopic,
@@ -85,6 +86,7 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
         queries = load_judged_queries()
         held_topics = load_judged_topics(HELD_OUT_TOPICS_FILE)
         held_queries = load_judged_queries(HELD_OUT_QUERIES_FILE)
+        keywords = load_judged_topics(KEYWORD_TOPICS_FILE)
     except JudgedDataError as exc:
         raise ConfigError(f"judged data: {exc}") from None
     async with shipped_corpus_app("quality", utc_now()) as app:
@@ -100,6 +102,7 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
         query_rows = [await _query_row(app, q, ids, search_naive) for q in queries]
         held_topic_rows = [await _topic_row(app, t, ids, naive) for t in held_topics]
         held_query_rows = [await _query_row(app, q, ids, search_naive) for q in held_queries]
+        keyword_rows = [await _topic_row(app, t, ids, naive) for t in keywords]
     return {
         "papers": len(papers),
         "rank_depth": RANK_DEPTH,
@@ -107,6 +110,8 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
         **_set_report(topic_rows, query_rows),
         # ... and the held-out set beside it: the check that tuning generalises.
         "held_out": _set_report(held_topic_rows, held_query_rows),
+        # Keywords as users type them (acronyms, expansions, Chinese aliases).
+        "keywords": {"judged_topics": len(keyword_rows), "topics": _topic_summary(keyword_rows)},
     }
 
 
@@ -257,12 +262,26 @@ def render(result: Mapping[str, Any]) -> str:
             f"== held-out set (never tuned against): {held['judged_topics']} judged topics,"
             f" {held['judged_queries']} judged queries",
             _render_set(held),
+            "",
+            f"== keywords as typed (acronyms, expansions, Chinese aliases; tuned):"
+            f" {result['keywords']['judged_topics']} judged topics",
+            _render_topics(result["keywords"]["topics"]),
         ]
     )
 
 
 def _render_set(result: Mapping[str, Any]) -> str:
     topics, search = result["topics"], result["search"]
+    lines = [_render_topics(topics, notes=False)]
+    lines += ["", _row("search", ["queries", *(_SHORT[m] for m in SEARCH_METRICS)], width=22)]
+    for kind, figures in [*search["by_kind"].items(), ("all queries", search["overall"])]:
+        cells = [str(figures["queries"]), *(_cell(figures[m]) for m in SEARCH_METRICS)]
+        lines.append(_row(kind, cells, width=22))
+    lines += _resolution_notes(topics["per_topic"])
+    return "\n".join(lines)
+
+
+def _render_topics(topics: Mapping[str, Any], *, notes: bool = True) -> str:
     lines = [_row("topics", [_SHORT[m] for m in TOPIC_METRICS], width=34)]
     for row in topics["per_topic"]:
         label = f"{row['query'][:24]} ({row['relevant']})"
@@ -271,11 +290,8 @@ def _render_set(result: Mapping[str, Any]) -> str:
         lines.append(_row(f"mean: {kind}", [_cell(figures[m]) for m in TOPIC_METRICS], width=34))
     overall = topics["overall"]
     lines.append(_row("mean: all topics", [_cell(overall[m]) for m in TOPIC_METRICS], width=34))
-    lines += ["", _row("search", ["queries", *(_SHORT[m] for m in SEARCH_METRICS)], width=22)]
-    for kind, figures in [*search["by_kind"].items(), ("all queries", search["overall"])]:
-        cells = [str(figures["queries"]), *(_cell(figures[m]) for m in SEARCH_METRICS)]
-        lines.append(_row(kind, cells, width=22))
-    lines += _resolution_notes(topics["per_topic"])
+    if notes:
+        lines += _resolution_notes(topics["per_topic"])
     return "\n".join(lines)
 
 
