@@ -365,6 +365,6 @@ async def test_a_keyword_within_a_topic_nobody_follows_stays_narrow(
     (whole,) = await service.reader_demands(["alignment and RLHF"], 7)
     (previewed,) = await service.reader_demands(["DPO"], 7)
     assert dpo.topic.startswith("“DPO” (keyword")
-    assert dpo.ids == previewed.ids
+    assert list(dpo.ids) == list(previewed.ids)
     assert 0 < len(dpo.ids) < len(whole.ids)
-    assert (await service.user_demands(BOB))[0].ids == dpo.ids
+    assert list((await service.user_demands(BOB))[0].ids) == list(dpo.ids)
