@@ -249,7 +249,7 @@ _SHORT = {
 
 def render(result: Mapping[str, Any]) -> str:
     """The human-readable report: bot / baseline per metric, the tuned set
-    first, then the held-out set."""
+    first, then the held-out set, then the keywords as typed."""
     held = result["held_out"]
     return "\n".join(
         [
