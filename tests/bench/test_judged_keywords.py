@@ -1,13 +1,18 @@
-"""The judged keyword set (keywords typed as acronyms, their expansions and
-Chinese aliases) is well-formed, names real papers and shares no query with
-the other judged sets.
+"""The judged keyword sets (keywords typed as acronyms, their expansions and
+Chinese aliases; tuned, and held out) are well-formed, name real papers and
+share no query with the other judged sets.
 
 Data checks only: nothing here runs the bot's search, matching or digest.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from paperbot.bench.judged import (
+    HELD_OUT_KEYWORD_TOPICS_FILE,
     HELD_OUT_TOPICS_FILE,
     KEYWORD_TOPICS_FILE,
     TOPICS_FILE,
@@ -19,8 +24,9 @@ MIN_TOPICS = 12
 MIN_RELEVANT_PER_TOPIC = 2
 
 
-def test_every_keyword_topic_is_a_keyword_with_real_relevant_papers() -> None:
-    topics = load_judged_topics(KEYWORD_TOPICS_FILE)
+@pytest.mark.parametrize("path", [KEYWORD_TOPICS_FILE, HELD_OUT_KEYWORD_TOPICS_FILE])
+def test_every_keyword_topic_is_a_keyword_with_real_relevant_papers(path: Path) -> None:
+    topics = load_judged_topics(path)
     assert len(topics) >= MIN_TOPICS
     known = shipped_titles()
     for topic in topics:
@@ -32,10 +38,8 @@ def test_every_keyword_topic_is_a_keyword_with_real_relevant_papers() -> None:
         assert len(topic.titles) == len(topic.relevant), topic.query
 
 
-def test_keyword_queries_are_new_to_the_other_judged_sets() -> None:
-    others = {
-        t.query.casefold()
-        for f in (TOPICS_FILE, HELD_OUT_TOPICS_FILE)
-        for t in load_judged_topics(f)
-    }
-    assert not {t.query.casefold() for t in load_judged_topics(KEYWORD_TOPICS_FILE)} & others
+@pytest.mark.parametrize("path", [KEYWORD_TOPICS_FILE, HELD_OUT_KEYWORD_TOPICS_FILE])
+def test_keyword_queries_are_new_to_the_other_judged_sets(path: Path) -> None:
+    every = (TOPICS_FILE, HELD_OUT_TOPICS_FILE, KEYWORD_TOPICS_FILE, HELD_OUT_KEYWORD_TOPICS_FILE)
+    others = {t.query.casefold() for f in every if f != path for t in load_judged_topics(f)}
+    assert not {t.query.casefold() for t in load_judged_topics(path)} & others

@@ -114,3 +114,14 @@ def test_the_keyword_set_is_reported_apart_beside_its_baseline(report: dict[str,
     assert table.index("== held-out set") < table.index("== keywords as typed")
     for row in keywords["topics"]["per_topic"]:
         assert row["query"][:20] in table
+
+
+def test_the_held_out_keywords_are_reported_last(report: dict[str, Any]) -> None:
+    from paperbot.bench.judged import HELD_OUT_KEYWORD_TOPICS_FILE
+
+    held = report["held_out_keywords"]
+    topics = load_judged_topics(HELD_OUT_KEYWORD_TOPICS_FILE)
+    assert [r["query"] for r in held["topics"]["per_topic"]] == [t.query for t in topics]
+    assert all(_is_ratio(held["topics"]["overall"][m]) for m in TOPIC_METRICS)
+    table = render(report)
+    assert table.index("== keywords as typed") < table.index("== held-out keywords")

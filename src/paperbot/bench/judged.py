@@ -30,6 +30,9 @@ HELD_OUT_QUERIES_FILE = JUDGED_DIR / "heldout_queries.toml"
 # Keywords typed as acronyms, expansions and Chinese aliases (tuned: they
 # chose the acronym concepts), reported apart from TOPICS_FILE.
 KEYWORD_TOPICS_FILE = JUDGED_DIR / "keyword_topics.toml"
+# More keywords as typed, held out from every change made while looking at
+# KEYWORD_TOPICS_FILE.
+HELD_OUT_KEYWORD_TOPICS_FILE = JUDGED_DIR / "heldout_keywords.toml"
 
 TOPIC_KINDS = ("vocabulary", "keyword")
 QUERY_KINDS = (

@@ -29,6 +29,7 @@ from typing import Any
 
 from paperbot.bench.baselines import BaselineCorpus, baseline_rank
 from paperbot.bench.judged import (
+    HELD_OUT_KEYWORD_TOPICS_FILE,
     HELD_OUT_QUERIES_FILE,
     HELD_OUT_TOPICS_FILE,
     KEYWORD_TOPICS_FILE,
@@ -87,6 +88,7 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
         held_topics = load_judged_topics(HELD_OUT_TOPICS_FILE)
         held_queries = load_judged_queries(HELD_OUT_QUERIES_FILE)
         keywords = load_judged_topics(KEYWORD_TOPICS_FILE)
+        held_keywords = load_judged_topics(HELD_OUT_KEYWORD_TOPICS_FILE)
     except JudgedDataError as exc:
         raise ConfigError(f"judged data: {exc}") from None
     async with shipped_corpus_app("quality", utc_now()) as app:
@@ -103,6 +105,7 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
         held_topic_rows = [await _topic_row(app, t, ids, naive) for t in held_topics]
         held_query_rows = [await _query_row(app, q, ids, search_naive) for q in held_queries]
         keyword_rows = [await _topic_row(app, t, ids, naive) for t in keywords]
+        held_keyword_rows = [await _topic_row(app, t, ids, naive) for t in held_keywords]
     return {
         "papers": len(papers),
         "rank_depth": RANK_DEPTH,
@@ -111,8 +114,14 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
         # ... and the held-out set beside it: the check that tuning generalises.
         "held_out": _set_report(held_topic_rows, held_query_rows),
         # Keywords as users type them (acronyms, expansions, Chinese aliases).
-        "keywords": {"judged_topics": len(keyword_rows), "topics": _topic_summary(keyword_rows)},
+        "keywords": _keyword_report(keyword_rows),
+        # More of them, held out from the changes the keywords above chose.
+        "held_out_keywords": _keyword_report(held_keyword_rows),
     }
+
+
+def _keyword_report(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return {"judged_topics": len(rows), "topics": _topic_summary(rows)}
 
 
 def _set_report(
@@ -249,7 +258,8 @@ _SHORT = {
 
 def render(result: Mapping[str, Any]) -> str:
     """The human-readable report: bot / baseline per metric, the tuned set
-    first, then the held-out set, then the keywords as typed."""
+    first, then the held-out set, then the keywords as typed (tuned, then
+    held out)."""
     held = result["held_out"]
     return "\n".join(
         [
@@ -266,6 +276,10 @@ def render(result: Mapping[str, Any]) -> str:
             f"== keywords as typed (acronyms, expansions, Chinese aliases; tuned):"
             f" {result['keywords']['judged_topics']} judged topics",
             _render_topics(result["keywords"]["topics"]),
+            "",
+            f"== held-out keywords as typed (never tuned against):"
+            f" {result['held_out_keywords']['judged_topics']} judged topics",
+            _render_topics(result["held_out_keywords"]["topics"]),
         ]
     )
 
