@@ -16,7 +16,8 @@ from paperbot.core.topics import (
     parse_vocabulary,
 )
 from paperbot.core.topics._hierarchy import broader_mistake, narrower_ids
-from paperbot.core.topics._matching import _counted_hits, _placed
+from paperbot.core.topics._hits import counted_hits
+from paperbot.core.topics._matching import _placed
 from paperbot.core.topics._sense import other_sense
 
 VOCABULARY = """
@@ -182,5 +183,5 @@ def test_a_narrower_topics_term_is_no_other_sense(
     topic = vocabulary.get(topic_id)
     assert topic is not None
     corpus = build_corpus([(1, title, "一种新方法。")])
-    hits = _counted_hits(topic, corpus, frozenset(), vocabulary)
+    hits = counted_hits(topic, corpus, frozenset(), vocabulary).hits
     assert (len(other_sense(topic, _placed(hits), corpus, vocabulary)) > 0) is other

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from paperbot.core.topics import Vocabulary, build_corpus, match_topic, parse_vocabulary, resolve
+from paperbot.core.topics import (
+    Vocabulary,
+    build_corpus,
+    explain,
+    match_topic,
+    parse_vocabulary,
+    resolve,
+)
 
 SMALL = """
 [[topic]]
@@ -16,6 +23,19 @@ name = "Reasoning and chain of thought"
 zh = "推理与思维链"
 aliases = ["chain of thought", "思维链", "组合泛化"]
 weak_aliases = ["reasoning"]
+
+[[topic]]
+id = "decoding"
+name = "Decoding and text generation"
+zh = "解码与文本生成"
+aliases = ["constrained decoding", "约束解码", "speculative decoding"]
+weak_aliases = ["decoding", "解码"]
+
+[[topic]]
+id = "speech-audio"
+name = "Speech and audio"
+zh = "语音与音频"
+aliases = ["speech", "语音识别", "audio"]
 
 [[topic]]
 id = "mixture-of-experts"
@@ -48,6 +68,22 @@ zh = ["剪枝"]
 [[concept]]
 en = ["MoE", "mixture of experts"]
 zh = ["混合专家"]
+
+[[concept]]
+en = ["decoding"]
+zh = ["解码"]
+
+[[concept]]
+en = ["constrained", "constraint"]
+zh = ["约束"]
+
+[[concept]]
+en = ["speech"]
+zh = ["语音"]
+
+[[concept]]
+en = ["speech recognition", "ASR"]
+zh = ["语音识别"]
 """
 
 PAPERS = [
@@ -60,6 +96,9 @@ PAPERS = [
     (7, "Evaluation of neuron explanations", "比较神经元解释方法。"),
     (8, "Evaluation on a new benchmark", "chat arena votes 排行榜 聊天模型。"),
     (9, "A leaderboard for chat models", "evaluation by chat arena votes 聊天模型。"),
+    (10, "Speculative decoding with a draft model", "用草稿模型加速解码。"),
+    (11, "Grammar-constrained decoding", "在解码时用文法约束输出。"),
+    (12, "Decoding with static analysis", "用静态分析做约束解码。"),
 ]
 
 
@@ -83,6 +122,10 @@ def vocab() -> Vocabulary:
         ("推理与思维链", "topic", "reasoning"),  # the Chinese name
         ("pruning sparsity", "topic", "pruning-sparsity"),  # the id
         ("MoE", "topic", "mixture-of-experts"),  # its concept holds the name
+        # Keyed by a term that says all of it, never one that says a part
+        # (语音 is speech, not speech recognition).
+        ("语音识别", "keyword", "语音识别"),
+        ("约束解码", "keyword", "约束解码"),
     ],
 )
 def test_an_alias_that_does_not_name_its_topic_is_a_keyword(
@@ -112,3 +155,48 @@ def test_an_alias_keyword_matches_within_its_concept(
     corpus = build_corpus(PAPERS)
     found = match_topic(resolve(text, vocab), corpus, vocab.term_words(), vocab)
     assert sorted(found.ids.tolist()) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "paper", "said"),
+    [
+        # A compound alias is said by every part's concept together (11, 12),
+        # never by one part: a speculative-decoding paper says only 解码.
+        ("约束解码", 10, False),
+        ("约束解码", 11, True),
+        ("约束解码", 12, True),
+        ("constrained decoding", 10, False),
+        ("constrained decoding", 11, True),
+        ("思维链", 2, False),
+        ("思维链", 3, True),
+    ],
+)
+def test_only_a_paper_saying_the_whole_alias_matches_by_its_words(
+    vocab: Vocabulary, text: str, paper: int, said: bool
+) -> None:
+    _, title, summary = next(p for p in PAPERS if p[0] == paper)
+    reasons = explain(resolve(text, vocab), title, summary, vocab.term_words(), vocab)
+    assert bool(reasons) is said
+
+
+SPEECH_PAPERS = [
+    (20, "Speech recognition at scale", "语音识别模型在大规模弱监督数据上训练，声学建模更稳健。"),
+    (21, "Robust speech recognition", "语音识别：大规模弱监督数据让声学建模更稳健。"),
+    (22, "Zero-shot speech synthesis", "在大规模弱监督数据上训练声学建模，合成 audio。"),
+    (23, "Scaling laws for tokenizers", "分词器的缩放定律。"),
+    (24, "Optimizers for pretraining", "预训练中的优化器比较。"),
+]
+
+
+def test_the_feedback_accepts_no_paper_a_keyword_within_a_topic_does_not_say(
+    vocab: Vocabulary,
+) -> None:
+    """The profile of a narrow keyword's few clear matches is mostly its
+    topic's: a speech-synthesis paper close to the speech-recognition papers
+    stays near for 语音识别, while the whole topic matches it by its words."""
+    corpus = build_corpus(SPEECH_PAPERS)
+    keyword = match_topic(resolve("语音识别", vocab), corpus, vocab.term_words(), vocab)
+    assert sorted(keyword.ids.tolist()) == [20, 21]
+    assert 22 in keyword.near_ids.tolist()
+    topic = match_topic(resolve("Speech and audio", vocab), corpus, vocab.term_words(), vocab)
+    assert 22 in topic.ids.tolist()

@@ -18,7 +18,8 @@ from paperbot.core.topics import (
     match_topic,
     parse_vocabulary,
 )
-from paperbot.core.topics._matching import _counted_hits, _placed
+from paperbot.core.topics._hits import counted_hits
+from paperbot.core.topics._matching import _placed
 from paperbot.core.topics._sense import other_sense
 
 VOCABULARY = """
@@ -75,7 +76,7 @@ def _other(vocabulary: Vocabulary, topic_id: str, title: str, summary: str) -> b
     topic = vocabulary.get(topic_id)
     assert topic is not None
     corpus = build_corpus([(1, title, summary)])
-    hits = _counted_hits(topic, corpus, frozenset(), vocabulary)
+    hits = counted_hits(topic, corpus, frozenset(), vocabulary).hits
     return len(other_sense(topic, _placed(hits), corpus, vocabulary)) > 0
 
 

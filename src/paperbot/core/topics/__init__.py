@@ -12,8 +12,9 @@ topics below a topic, whose strong terms count for it), `_bilingual` (`expand_bi
 English <-> Chinese expansion of keywords and query terms), `_generic`
 (what a keyword says without the field's generic words), `_input`
 (checking and resolving user text, autocomplete), `_corpus` (papers
-prepared for matching), `_matching` (batch matching with scores and
-explanations), `_coverage` (how the vocabulary covers a corpus), `_feedback`
+prepared for matching), `_hits` (where a topic's terms are found, which
+finds count, what says a keyword within a topic), `_matching` (batch
+matching with scores and explanations), `_coverage` (how the vocabulary covers a corpus), `_feedback`
 (the clear matches of a topic deciding its borderline papers, a profile kept
 with the matches), `_append` (a corpus and its matches following appended
 papers).
@@ -41,6 +42,7 @@ from paperbot.core.topics._feedback import (
     Profile,
     background_sample,
 )
+from paperbot.core.topics._hits import TOPIC_LEAD_WEIGHT, TOPIC_SUMMARY_WEIGHT, TOPIC_TITLE_WEIGHT
 from paperbot.core.topics._input import (
     EMPTY_TOPIC,
     NO_LETTERS,
@@ -60,9 +62,6 @@ from paperbot.core.topics._matching import (
     RELEVANCE_THRESHOLD,
     TOPIC_EXTRA_TERM_WEIGHT,
     TOPIC_EXTRA_TERMS_COUNTED,
-    TOPIC_LEAD_WEIGHT,
-    TOPIC_SUMMARY_WEIGHT,
-    TOPIC_TITLE_WEIGHT,
     TopicMatches,
     explain,
     match_topic,

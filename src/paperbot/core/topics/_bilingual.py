@@ -42,21 +42,49 @@ def expand_bilingual(text: str, vocabulary: Vocabulary) -> list[tuple[str, float
         return []
     found: dict[str, float] = {key: 1.0}
     weight = _text_weight(key)
-    if weight == 0.0:
-        return [(key, 1.0)]
+    for concept_keys, whole in _said_concepts(key, vocabulary):
+        share = weight if whole else weight * PARTIAL_EXPANSION_FACTOR
+        for other in concept_keys:
+            if found.get(other, 0.0) < share:
+                found[other] = share
+    return sorted(found.items(), key=lambda item: -item[1])
+
+
+def concept_parts(text: str, vocabulary: Vocabulary) -> tuple[set[str], list[set[str]]]:
+    """How a text is said: the term keys that say all of it (its key and its
+    whole concepts' terms), and per concept that says only a part of it, that
+    concept's terms. A text is said where one of the first is, or where every
+    part is: 约束解码 by "constrained ... decoding", never by 解码 alone (a
+    paper about decoding does not say constrained decoding)."""
+    key = term_key(text)
+    if not key:
+        return set(), []
+    whole_terms = {key}
+    parts: list[set[str]] = []
+    for concept_keys, whole in _said_concepts(key, vocabulary):
+        if whole:
+            whole_terms.update(concept_keys)
+        else:
+            parts.append(set(concept_keys))
+    return whole_terms, parts
+
+
+def _said_concepts(key: str, vocabulary: Vocabulary) -> list[tuple[tuple[str, ...], bool]]:
+    """The concepts a term key says, each with whether it says all of the key
+    (a concept covering under `MIN_COVERED_SHARE` of it is left out; so is
+    every concept of a text too long to expand)."""
+    if _text_weight(key) == 0.0:
+        return []
     padded = f" {key} "
+    found: list[tuple[tuple[str, ...], bool]] = []
     for concept_keys in vocabulary.concept_keys:
         said = [k for k in concept_keys if needle(k) in padded]
         if not said:
             continue
         longest = max(said, key=len)
-        if len(longest) < MIN_COVERED_SHARE * len(key):
-            continue
-        share = weight if longest == key else weight * PARTIAL_EXPANSION_FACTOR
-        for other in concept_keys:
-            if found.get(other, 0.0) < share:
-                found[other] = share
-    return sorted(found.items(), key=lambda item: -item[1])
+        if len(longest) >= MIN_COVERED_SHARE * len(key):
+            found.append((concept_keys, longest == key))
+    return found
 
 
 def _text_weight(key: str) -> float:

@@ -13,6 +13,7 @@ from paperbot.core.text import is_cjk_run
 from paperbot.core.topics._bilingual import (
     EXPANSION_WEIGHT,
     PARTIAL_EXPANSION_FACTOR,
+    concept_parts,
     expand_bilingual,
 )
 from paperbot.core.topics._keys import term_key
@@ -89,9 +90,11 @@ def names_topic(text: str, topic: Topic, vocabulary: Vocabulary) -> bool:
     """Whether `text` (a term of `topic`) names the topic itself: its id,
     name or Chinese name, or a term whose bilingual concept holds one of
     those. Any other alias names something narrower (思维链, not the whole
-    of "Reasoning and chain of thought")."""
+    of "Reasoning and chain of thought"), so does one whose part alone is a
+    name ("flash attention" is not all of Attention)."""
     names = {term_key(n) for n in (topic.key.replace("-", " "), topic.name, topic.zh)}
-    return any(term in names for term, _ in expand_bilingual(text, vocabulary))
+    said, _ = concept_parts(text, vocabulary)
+    return not said.isdisjoint(names)
 
 
 def content_readings(key: str) -> list[str]:

@@ -10,7 +10,7 @@ from rapidfuzz.distance import OSA
 
 from paperbot.core import limits
 from paperbot.core.text import collapse_whitespace, has_cjk, normalize, strip_invisible
-from paperbot.core.topics._bilingual import expand_bilingual
+from paperbot.core.topics._bilingual import concept_parts
 from paperbot.core.topics._generic import content_readings, names_topic
 from paperbot.core.topics._keys import term_key
 from paperbot.core.topics._vocabulary import TOPIC_TEXT_MAX, Topic, Vocabulary
@@ -78,7 +78,7 @@ def _alias_keyword(text: str, alias: str, topic: Topic, vocabulary: Vocabulary) 
     (DPO, 直接偏好优化; "model pruning", 剪枝) is one subscription or mute."""
     if names_topic(alias, topic, vocabulary):
         return topic
-    said = {key for key, _ in expand_bilingual(alias, vocabulary)}
+    said, _ = concept_parts(alias, vocabulary)
     first = next((k for k in map(term_key, topic.terms) if k in said), term_key(alias))
     return Topic("keyword", first, collapse_whitespace(text))
 

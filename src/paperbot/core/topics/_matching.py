@@ -20,36 +20,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
 
 import numpy as np
 import numpy.typing as npt
 
-from paperbot.core.arrays import sorted_union
-from paperbot.core.text import is_cjk_run
-from paperbot.core.topics._bilingual import expand_bilingual
-from paperbot.core.topics._corpus import (
-    FieldIndex,
-    FloatArray,
-    IntArray,
-    PosArray,
-    TopicCorpus,
-    build_corpus,
-)
+from paperbot.core.topics._corpus import FloatArray, IntArray, TopicCorpus, build_corpus
 from paperbot.core.topics._feedback import Profile, closest, refine
-from paperbot.core.topics._generic import alias_reading
-from paperbot.core.topics._keys import needle
+from paperbot.core.topics._hits import TOPIC_TITLE_WEIGHT, Hits, counted_hits
 from paperbot.core.topics._sense import Counted, other_sense
-from paperbot.core.topics._typed import Term, topic_terms, typed_corrections
+from paperbot.core.topics._typed import Term
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
-BoolArray = npt.NDArray[np.bool_]
-
-TOPIC_TITLE_WEIGHT = 3.0
-TOPIC_LEAD_WEIGHT = 2.0
-TOPIC_SUMMARY_WEIGHT = 1.0
-TOPIC_REPEAT_BONUS = 0.5
-"""Added to a mention outside the lead that the summary makes more than once."""
 TOPIC_EXTRA_TERM_WEIGHT = 0.5
 TOPIC_EXTRA_TERMS_COUNTED = 3
 MAX_TOPIC_SCORE = TOPIC_TITLE_WEIGHT + TOPIC_EXTRA_TERM_WEIGHT * TOPIC_EXTRA_TERMS_COUNTED
@@ -60,11 +41,6 @@ RELEVANCE_THRESHOLD = 1.6
 """Least score of a match: a title or lead hit passes; a passing mention needs
 a second term or a repeat of itself plus another term."""
 
-LEAD_SHARE = 0.35
-LEAD_MIN_CHARS = 40
-"""The lead of a summary: its first `LEAD_SHARE` (at least `LEAD_MIN_CHARS`
-characters of its key), where a summary says what the paper is about."""
-
 FEEDBACK_REASON = "close to the topic's clear matches"
 """The reason shown for a match the feedback accepted (see `_feedback`)."""
 
@@ -73,155 +49,8 @@ NEAR_LIMIT = 24
 (a passing mention, a weak alias alone) below `RELEVANCE_THRESHOLD`. They are
 never matches; the digest uses them, best first, before unrelated fill."""
 
-_EMPTY: PosArray = np.zeros(0, dtype=np.int32)
 
-
-def _candidates(key: str, data: FieldIndex) -> PosArray:
-    """Positions of one field's documents holding every word/character of the key."""
-    lists: list[PosArray] = []
-    for part in key.split(" "):
-        if is_cjk_run(part):
-            lists.extend(data.char_postings.get(ch, _EMPTY) for ch in set(part))
-        else:
-            lists.append(data.word_postings.get(part, _EMPTY))
-    lists.sort(key=len)
-    candidates = lists[0]
-    for other in lists[1:]:
-        if len(candidates) == 0:
-            break
-        candidates = np.intersect1d(candidates, other, assume_unique=True)
-    return candidates
-
-
-def _summary_weights(key: str, data: FieldIndex) -> tuple[PosArray, FloatArray]:
-    """Summaries holding the key, and how central its first mention is there."""
-    found = needle(key)
-    candidates = _candidates(key, data)
-    docs = list(map(data.docs.__getitem__, candidates.tolist()))
-    at = np.fromiter(map(str.find, docs, repeat(found)), dtype=np.int64, count=len(docs))
-    held = at >= 0
-    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
-    lead = held & (at < np.maximum(LEAD_MIN_CHARS, LEAD_SHARE * lengths))
-    weights = np.where(lead, TOPIC_LEAD_WEIGHT, TOPIC_SUMMARY_WEIGHT)
-    later = np.flatnonzero(held & ~lead)
-    again = map(
-        str.find, [docs[i] for i in later.tolist()], repeat(found), (at[later] + 1).tolist()
-    )
-    repeated = later[np.fromiter(again, dtype=np.int64, count=len(later)) >= 0]
-    weights[repeated] = TOPIC_SUMMARY_WEIGHT + TOPIC_REPEAT_BONUS
-    return candidates[held].astype(np.int32), weights[held].astype(np.float64)
-
-
-def _holding_docs(candidates: PosArray, docs: tuple[str, ...], found: str) -> PosArray:
-    """The `candidates` whose document holds `found`."""
-    texts = map(docs.__getitem__, candidates.tolist())
-    held = np.fromiter(map(str.__contains__, texts, repeat(found)), np.bool_, len(candidates))
-    kept: PosArray = candidates[held]
-    return kept
-
-
-@dataclass(frozen=True, slots=True)
-class _Hits:
-    """Where one term is found: sorted positions, the weight of the best
-    place, and whether the title / the summary hold it."""
-
-    positions: PosArray
-    weights: FloatArray
-    in_title: BoolArray
-    in_summary: BoolArray
-
-    def keep(self, mask: BoolArray) -> _Hits:
-        return _Hits(
-            self.positions[mask], self.weights[mask], self.in_title[mask], self.in_summary[mask]
-        )
-
-
-def _term_hits(term: Term, corpus: TopicCorpus) -> _Hits:
-    title = _holding_docs(_candidates(term.key, corpus.title), corpus.title.docs, needle(term.key))
-    summary, summary_weights = _summary_weights(term.key, corpus.summary)
-    positions = sorted_union(title, summary).astype(np.int32)
-    weights = np.zeros(len(positions), dtype=np.float64)
-    in_summary = np.isin(positions, summary, assume_unique=True)
-    weights[in_summary] = summary_weights
-    in_title = np.isin(positions, title, assume_unique=True)
-    weights[in_title] = TOPIC_TITLE_WEIGHT
-    return _Hits(positions, weights * term.quality, in_title, in_summary)
-
-
-def _counted_hits(
-    topic: Topic, corpus: TopicCorpus, protected: frozenset[str], vocabulary: Vocabulary | None
-) -> list[tuple[Term, _Hits]]:
-    """Every term's hits that count: a weak alias's only in a title or beside
-    another term of the topic."""
-    within = _alias_scope(topic, vocabulary)
-    if within is not None and vocabulary is not None:
-        return _scoped_hits(topic, within, corpus, vocabulary)
-    terms = topic_terms(topic, vocabulary)
-    if topic.is_keyword:
-        terms += [
-            v for t in terms if t.quality == 1.0 for v in typed_corrections(t, corpus, protected)
-        ]
-    return _weak_kept([(term, _term_hits(term, corpus)) for term in terms], len(corpus))
-
-
-def _alias_scope(topic: Topic, vocabulary: Vocabulary | None) -> Topic | None:
-    """The vocabulary topic a keyword says an alias of (`resolve` keeps such
-    text a keyword when the alias does not name the topic), else None."""
-    if not topic.is_keyword or vocabulary is None:
-        return None
-    reading = alias_reading(topic.key, vocabulary)
-    return None if reading is None else vocabulary.lookup(reading)
-
-
-def _scoped_hits(
-    keyword: Topic, topic: Topic, corpus: TopicCorpus, vocabulary: Vocabulary
-) -> list[tuple[Term, _Hits]]:
-    """A keyword saying an alias of `topic` (思维链 of reasoning): the topic's
-    terms, but in a paper without the keyword's own concept (the alias and
-    its bilingual expansions: 思维链, chain of thought) they count only as
-    further terms, never as a place: such a paper is at most near, and the
-    feedback of the keyword's clear matches decides it (a compositional-
-    generalization paper is reasoning, not chain of thought). A weak alias
-    with no other term of the topic beside it counts as a passing mention,
-    in the title too: the keyword asks for part of the topic, and an
-    ambiguous word alone ("Evaluating neuron interpretation methods" for
-    "LLM evaluation") does not say that part."""
-    said = np.zeros(len(corpus), dtype=np.bool_)
-    # From the key (`resolve` keys every way of saying the alias alike), so
-    # 强化学习 and "reinforcement learning" match the same papers.
-    alias = alias_reading(keyword.key, vocabulary) or keyword.key
-    for key, weight in expand_bilingual(alias, vocabulary):
-        said[_term_hits(Term(key, key, weight), corpus).positions] = True
-    terms = topic_terms(topic, vocabulary)
-    found = _weak_kept([(term, _term_hits(term, corpus)) for term in terms], len(corpus))
-    terms_found = np.zeros(len(corpus), dtype=np.int64)
-    for _, hits in found:
-        terms_found[hits.positions] += 1
-    scoped: list[tuple[Term, _Hits]] = []
-    for term, h in found:
-        weights = h.weights * said[h.positions]
-        if term.weak:
-            alone = terms_found[h.positions] < 2
-            weights = np.where(alone, np.minimum(weights, TOPIC_SUMMARY_WEIGHT), weights)
-        scoped.append((term, _Hits(h.positions, weights, h.in_title, h.in_summary)))
-    return scoped
-
-
-def _weak_kept(found: list[tuple[Term, _Hits]], size: int) -> list[tuple[Term, _Hits]]:
-    """The hits that count: a weak alias's only in a title or beside another
-    term of the topic."""
-    if not any(term.weak for term, _ in found):
-        return found
-    terms_found = np.zeros(size, dtype=np.int64)
-    for _, hits in found:
-        terms_found[hits.positions] += 1
-    return [
-        (term, hits.keep(hits.in_title | (terms_found[hits.positions] >= 2)) if term.weak else hits)
-        for term, hits in found
-    ]
-
-
-def _scores(hits: Sequence[tuple[Term, _Hits]], size: int) -> FloatArray:
+def _scores(hits: Sequence[tuple[Term, Hits]], size: int) -> FloatArray:
     """Best place of any term, plus a little for every further term found
     (a bilingual expansion adds in proportion to its weight)."""
     best = np.zeros(size, dtype=np.float64)
@@ -236,7 +65,7 @@ def _scores(hits: Sequence[tuple[Term, _Hits]], size: int) -> FloatArray:
     return np.minimum(best + TOPIC_EXTRA_TERM_WEIGHT * extra, MAX_TOPIC_SCORE)
 
 
-def _placed(hits: Sequence[tuple[Term, _Hits]]) -> list[Counted]:
+def _placed(hits: Sequence[tuple[Term, Hits]]) -> list[Counted]:
     """Per term, the papers where it counts and those whose title holds it."""
     placed: list[Counted] = []
     for term, found in hits:
@@ -291,7 +120,8 @@ def match_topic(
     (for a page's few papers, `_terms`: the same decisions, the exact
     closest papers as fill).
     """
-    hits = _counted_hits(topic, corpus, protected, vocabulary)
+    counted = counted_hits(topic, corpus, protected, vocabulary)
+    hits = counted.hits
     score = _scores(hits, len(corpus))
     # A title saying the topic's term only in another topic's sense: the
     # feedback decides the paper (`_sense`); one it keeps keeps its score.
@@ -302,17 +132,41 @@ def match_topic(
     refined = refine(score, corpus, RELEVANCE_THRESHOLD, frozen, indexed=indexed)
     kept = ~np.isin(other, refined.dropped)
     score[other[kept]] = said[kept]
+    accepted = refined.accepted
+    if counted.saying is not None:
+        # A keyword within a topic: the feedback of its few clear matches is
+        # mostly the topic's (on the judged keywords, 1 in 4 papers it
+        # accepted without the keyword was relevant); such papers stay near.
+        accepted = accepted[counted.saying[accepted]]
     # A paper the feedback accepts gets the least match score: its words
     # alone said less than any other match's.
-    score[refined.accepted] = RELEVANCE_THRESHOLD
-    matched[refined.accepted] = True
+    score[accepted] = RELEVANCE_THRESHOLD
+    matched[accepted] = True
     matched[refined.dropped] = False
     positions = _best_first(score, corpus.ids, np.flatnonzero(matched))
+    near = _near(score, matched, corpus, refined.weights, indexed=indexed)
+    live = len(corpus) - len(corpus.dead)
+    made = Profile(tuple(refined.weights.items()), refined.clear, live)
+    made = frozen if frozen is not None else made
+    ids = corpus.ids
+    return TopicMatches(ids[positions], score[positions], ids[near], score[near], made)
+
+
+def _near(
+    score: FloatArray,
+    matched: npt.NDArray[np.bool_],
+    corpus: TopicCorpus,
+    weights: dict[str, float],
+    *,
+    indexed: bool,
+) -> npt.NDArray[np.intp]:
+    """The best `NEAR_LIMIT` papers with some evidence that do not match,
+    best first; room left goes to the papers closest to the profile (their
+    near scores are written into `score`)."""
     near = np.flatnonzero((score > 0) & ~matched)
     if len(near) < NEAR_LIMIT:
-        # Room left among the near papers: the closest to the profile.
         room = NEAR_LIMIT - len(near)
-        close, close_scores = closest(score, corpus, refined.weights, room, indexed=indexed)
+        close, close_scores = closest(score, corpus, weights, room, indexed=indexed)
         score[close] = close_scores
         near = np.flatnonzero((score > 0) & ~matched)
     if len(near) > NEAR_LIMIT:
@@ -320,12 +174,7 @@ def match_topic(
         # go by paper id (as a merge of appended papers' matches does).
         least = np.partition(-score[near], NEAR_LIMIT - 1)[NEAR_LIMIT - 1]
         near = near[-score[near] <= least]
-    near = _best_first(score, corpus.ids, near)[:NEAR_LIMIT]
-    live = len(corpus) - len(corpus.dead)
-    made = Profile(tuple(refined.weights.items()), refined.clear, live)
-    made = frozen if frozen is not None else made
-    ids = corpus.ids
-    return TopicMatches(ids[positions], score[positions], ids[near], score[near], made)
+    return _best_first(score, corpus.ids, near)[:NEAR_LIMIT]
 
 
 def _best_first(
@@ -354,7 +203,7 @@ def explain(
     `FEEDBACK_REASON`.
     """
     corpus = build_corpus([(0, title, summary)])
-    hits = _counted_hits(topic, corpus, protected, vocabulary)
+    hits = counted_hits(topic, corpus, protected, vocabulary).hits
     # A paper `_sense` reads in another topic's sense matches only through the feedback.
     other = len(other_sense(topic, _placed(hits), corpus, vocabulary)) > 0
     alone = _scores(hits, 1)[0] >= RELEVANCE_THRESHOLD and not other
