@@ -32,6 +32,11 @@ def topics(sqlite_db: Database) -> TopicService:
         ),
         # A keyword keyed by its text before it became an alias keyword.
         (Topic("keyword", "思维链", "思维链"), ("keyword", "chain of thought")),
+        # Keyed by a part of it before (语音 says speech, not recognition):
+        # now by what says all of it, as "speech recognition" is.
+        (Topic("keyword", "speech", "语音识别"), ("keyword", "asr")),
+        # A Chinese alias and its English translation are one keyword.
+        (Topic("keyword", "线性注意力", "线性注意力"), ("keyword", "linear attention")),
         # A free keyword stays the keyword it was.
         (Topic("keyword", "flat minima", "flat minima"), ("keyword", "flat minima")),
     ],
