@@ -52,6 +52,24 @@ async def test_mute_and_unmute(loaded_app: App) -> None:
         await feedback.mute(GUILD, USER, "   ", FIXED_NOW)
 
 
+async def test_a_stored_mute_is_read_as_its_text_reads_today(loaded_app: App) -> None:
+    """A mute stored by an older vocabulary (语音识别 keyed by its part 语音,
+    speech) mutes what its text means now, as subscriptions do: speech
+    recognition, not every speech paper."""
+    app = loaded_app
+    await feedback_store.add_mute(app._db, GUILD, USER, "keyword", "speech", "语音识别", FIXED_NOW)
+    await app.subscriptions.subscribe(GUILD, USER, "Speech and audio", FIXED_NOW)
+    asr = set((await app.topics.matches(app.topics.resolve("语音识别"))).ids.tolist())
+    stored = app.topics.stored("keyword", "speech", "语音识别")
+    speech = set((await app.topics.matches(stored)).ids.tolist())  # the old reading
+    assert asr
+    assert speech - asr
+    plan, _ = await app.digest.plan(guild_id=GUILD, channel_id=None, count=10, reader=USER)
+    picked = {p.paper_id for p in plan.picks}
+    assert not picked & asr
+    assert picked & (speech - asr)
+
+
 async def test_server_mute_removes_papers_from_the_server_digest(loaded_app: App) -> None:
     app = loaded_app
     await app.subscriptions.subscribe(GUILD, USER, "reasoning", FIXED_NOW)

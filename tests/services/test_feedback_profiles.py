@@ -35,7 +35,8 @@ async def from_scratch(
     votes = await feedback_store.guild_votes(app._db, GUILD)
     muted: dict[int, set[int]] = {}
     for mute in await feedback_store.guild_mutes(app._db, GUILD):
-        found = await app.topics.matches(app.topics.stored(mute.kind, mute.topic, mute.label))
+        stored = app.topics.stored(mute.kind, mute.topic, mute.label)
+        found = await app.topics.matches(app.topics.current(stored))
         muted.setdefault(mute.user_id, set()).update(corpus.positions(found.ids).tolist())
     if not votes and not muted:
         return None

@@ -219,10 +219,11 @@ class GuildProfiles:
         return found
 
     async def _muted(self, mutes: list[Mute], corpus: CorpusArrays) -> dict[int, set[int]]:
-        """Each mute's papers (positions) by user (0: the server)."""
+        """Each mute's papers (positions) by user (0: the server); a muted
+        keyword is read as `resolve` reads its text today, as subscriptions are."""
         muted: dict[int, set[int]] = {}
         for mute in mutes:
-            topic = self._topics.stored(mute.kind, mute.topic, mute.label)
+            topic = self._topics.current(self._topics.stored(mute.kind, mute.topic, mute.label))
             found = await self._topics.matches(topic)
             muted.setdefault(mute.user_id, set()).update(corpus.positions(found.ids).tolist())
         return muted
