@@ -14,10 +14,10 @@ English <-> Chinese expansion of keywords and query terms), `_generic`
 (checking and resolving user text, autocomplete), `_corpus` (papers
 prepared for matching), `_hits` (where a topic's terms are found, which
 finds count, what says a keyword within a topic), `_matching` (batch
-matching with scores and explanations), `_coverage` (how the vocabulary covers a corpus), `_feedback`
-(the clear matches of a topic deciding its borderline papers, a profile kept
-with the matches), `_append` (a corpus and its matches following appended
-papers).
+matching with scores and explanations), `_coverage` (how the vocabulary
+covers a corpus), `_feedback` (the clear matches of a topic deciding its
+borderline papers, a profile kept with the matches), `_append` (a corpus
+and its matches following appended papers).
 """
 
 from paperbot.core.topics._append import (

@@ -154,9 +154,9 @@ def _scoped_hits(
     """A keyword saying an alias of `topic` (思维链 of reasoning): the topic's
     terms, but in a paper without the keyword's own concept (the alias and
     its bilingual expansions: 思维链, chain of thought) they count only as
-    further terms, never as a place: such a paper is at most near, and the
-    feedback of the keyword's clear matches decides it (a compositional-
-    generalization paper is reasoning, not chain of thought). A weak alias
+    further terms, never as a place: such a paper is at most near (a
+    compositional-generalization paper is reasoning, not chain of thought),
+    and `_matching` lets no feedback accept it (`saying`). A weak alias
     with no other term of the topic beside it counts as a passing mention,
     in the title too: the keyword asks for part of the topic, and an
     ambiguous word alone ("Evaluating neuron interpretation methods" for
