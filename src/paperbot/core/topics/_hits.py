@@ -195,7 +195,10 @@ def _saying(
         _, parts = concept_parts(form, vocabulary)
         narrowing = [part for part in parts if part.isdisjoint(topic_keys)]
         if narrowing:
-            said |= np.logical_and.reduce([_holding_any(part, corpus) for part in narrowing])
+            every = np.ones(len(corpus), dtype=np.bool_)
+            for part in narrowing:
+                every &= _holding_any(part, corpus)
+            said |= every
     return said
 
 
