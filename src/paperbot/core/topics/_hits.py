@@ -1,7 +1,7 @@
 """Where a topic's terms are found in the papers, and which finds count.
 
 Per term, the papers holding it and the weight of its best place (title,
-summary lead, a later mention; `term_hits`), found through per-field
+summary lead, a later mention; `_term_hits`), found through per-field
 postings and verified with one substring test each. Which hits count
 (`counted_hits`): a weak alias's only in a title or beside another term of
 the topic; for a keyword saying an alias narrower than its topic (思维链 of
@@ -102,7 +102,7 @@ class Hits:
         )
 
 
-def term_hits(term: Term, corpus: TopicCorpus) -> Hits:
+def _term_hits(term: Term, corpus: TopicCorpus) -> Hits:
     title = _holding_docs(_candidates(term.key, corpus.title), corpus.title.docs, needle(term.key))
     summary, summary_weights = _summary_weights(term.key, corpus.summary)
     positions = sorted_union(title, summary).astype(np.int32)
@@ -136,7 +136,9 @@ def counted_hits(
         terms += [
             v for t in terms if t.quality == 1.0 for v in typed_corrections(t, corpus, protected)
         ]
-    return CountedHits(weak_kept([(term, term_hits(term, corpus)) for term in terms], len(corpus)))
+    return CountedHits(
+        _weak_kept([(term, _term_hits(term, corpus)) for term in terms], len(corpus))
+    )
 
 
 def _alias_scope(topic: Topic, vocabulary: Vocabulary | None) -> Topic | None:
@@ -166,7 +168,7 @@ def _scoped_hits(
     alias = alias_reading(keyword.key, vocabulary) or keyword.key
     terms = topic_terms(topic, vocabulary)
     said = _saying(alias, {term.key for term in terms}, corpus, vocabulary)
-    found = weak_kept([(term, term_hits(term, corpus)) for term in terms], len(corpus))
+    found = _weak_kept([(term, _term_hits(term, corpus)) for term in terms], len(corpus))
     terms_found = np.zeros(len(corpus), dtype=np.int64)
     for _, hits in found:
         terms_found[hits.positions] += 1
@@ -206,11 +208,11 @@ def _holding_any(keys: set[str], corpus: TopicCorpus) -> BoolArray:
     """Per paper, whether its title or summary holds one of `keys`."""
     held = np.zeros(len(corpus), dtype=np.bool_)
     for key in keys:
-        held[term_hits(Term(key, key, 1.0), corpus).positions] = True
+        held[_term_hits(Term(key, key, 1.0), corpus).positions] = True
     return held
 
 
-def weak_kept(found: list[tuple[Term, Hits]], size: int) -> list[tuple[Term, Hits]]:
+def _weak_kept(found: list[tuple[Term, Hits]], size: int) -> list[tuple[Term, Hits]]:
     """The hits that count: a weak alias's only in a title or beside another
     term of the topic."""
     if not any(term.weak for term, _ in found):
