@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -49,6 +51,25 @@ async def test_no_worker_process_idles_after_its_job() -> None:
         # The next job starts one, as before.
         second = await workers.in_lane(1, worker_pid)
         assert second not in (first, os.getpid())
+    finally:
+        workers.shutdown_workers()
+
+
+def test_a_job_submitted_as_the_last_worker_exits_gets_a_worker() -> None:
+    """The pool's manager thread sets a job's result before it reaps the
+    worker that exited after it: a job submitted in between (here from the
+    result's own callback, as deterministic as that window gets) found the
+    old worker still counted, so none was started, and it waited for good."""
+    pool = workers._executor(1)
+    chained: list[Future[int]] = []
+    try:
+        first = pool.submit(worker_pid)
+        first.add_done_callback(lambda _: chained.append(pool.submit(worker_pid)))
+        first_pid = first.result(timeout=60)
+        deadline = time.monotonic() + 60
+        while not chained and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert chained[0].result(timeout=60) not in (first_pid, os.getpid())
     finally:
         workers.shutdown_workers()
 

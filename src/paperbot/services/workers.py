@@ -86,8 +86,13 @@ class _OnDemandPool(ProcessPoolExecutor):
     the bot."""
 
     def _adjust_process_count(self) -> None:
-        if isinstance(threading.current_thread(), _ExecutorManagerThread):
-            return  # a worker exited after its job: the next submit starts one
+        # The manager thread calls this after reaping a worker that exited
+        # after its job. It sets that job's result *before* the reaping, so
+        # a job submitted in between saw the old worker still counted and
+        # started none: that job is waiting, and needs its worker now.
+        reaping = isinstance(threading.current_thread(), _ExecutorManagerThread)
+        if reaping and not self._pending_work_items:
+            return  # no job waits: the next submit starts the worker
         super()._adjust_process_count()
 
 
