@@ -158,16 +158,21 @@ def _scoped_hits(
     its bilingual expansions: 思维链, chain of thought) they count only as
     further terms, never as a place: such a paper is at most near (a
     compositional-generalization paper is reasoning, not chain of thought),
-    and `_matching` lets no feedback accept it (`saying`). A weak alias
-    with no other term of the topic beside it counts as a passing mention,
-    in the title too: the keyword asks for part of the topic, and an
-    ambiguous word alone ("Evaluating neuron interpretation methods" for
-    "LLM evaluation") does not say that part."""
+    and `_matching` lets no feedback accept it (`saying`). Another weak
+    alias with no other term of the topic beside it counts as a passing
+    mention, in the title too: the keyword asks for part of the topic, and
+    an ambiguous word alone ("judge" in a title, for the keyword 数据污染)
+    does not say that part. The keyword's own terms are never weak: the
+    reader typed them, so AdamW in a summary's lead says "AdamW" though it
+    is only a weak alias of Optimizers."""
     # From the key (`resolve` keys every way of saying the alias alike), so
     # 强化学习 and "reinforcement learning" match the same papers.
-    alias = alias_reading(keyword.key, vocabulary) or keyword.key
-    terms = topic_terms(topic, vocabulary)
-    said = _saying(alias, {term.key for term in terms}, corpus, vocabulary)
+    own, _ = concept_parts(alias_reading(keyword.key, vocabulary) or keyword.key, vocabulary)
+    terms = [
+        Term(t.key, t.shown, t.quality) if t.weak and t.key in own else t
+        for t in topic_terms(topic, vocabulary)
+    ]
+    said = _saying(own, {term.key for term in terms}, corpus, vocabulary)
     found = _weak_kept([(term, _term_hits(term, corpus)) for term in terms], len(corpus))
     terms_found = np.zeros(len(corpus), dtype=np.int64)
     for _, hits in found:
@@ -183,15 +188,14 @@ def _scoped_hits(
 
 
 def _saying(
-    alias: str, topic_keys: set[str], corpus: TopicCorpus, vocabulary: Vocabulary
+    whole: set[str], topic_keys: set[str], corpus: TopicCorpus, vocabulary: Vocabulary
 ) -> BoolArray:
     """Per paper, whether it says the alias: one of the terms that say all
-    of it (its bilingual concept), or, for any of those, every part that says
-    more than the topic does (约束解码: 约束, constraint; 解码 is the decoding
-    topic itself, so "linear attention" is not said by every paper about
-    attention). Parts are read from every form, since a concept may cover
-    half of the Chinese term and less of the English one."""
-    whole, _ = concept_parts(alias, vocabulary)
+    of it (`whole`: its bilingual concept), or, for any of those, every part
+    that says more than the topic does (约束解码: 约束, constraint; 解码 is the
+    decoding topic itself, so "linear attention" is not said by every paper
+    about attention). Parts are read from every form, since a concept may
+    cover half of the Chinese term and less of the English one."""
     said = _holding_any(whole, corpus)
     for form in whole:
         _, parts = concept_parts(form, vocabulary)
