@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from paperbot.bot.cogs import search as search_cog
 from paperbot.bot.cogs.search import Search
 from paperbot.config import BUNDLED_CORPUS, SearchSettings
 from paperbot.services.app import App
@@ -58,3 +60,37 @@ async def test_a_search_arriving_while_another_decides_defers_at_once(
     database_busy.set()
     await asyncio.gather(one, two)
     assert second.followup.send.await_count == 1
+
+
+@pytest.mark.parametrize(
+    ("age", "delay", "deferred"),
+    [
+        (0.0, 0.0, False),  # answered at once
+        (0.0, 0.4, True),  # a warm index, and still slower than the budget
+        (0.15, 0.1, True),  # reached the bot late: what is left of the budget counts
+        (-10.0, 0.4, True),  # a clock behind Discord's does not lengthen the budget
+    ],
+)
+async def test_a_search_not_answered_within_the_budget_defers_first(
+    app: App, monkeypatch: pytest.MonkeyPatch, age: float, delay: float, deferred: bool
+) -> None:
+    """A burst's first search found the index current and waited for its
+    answer without deferring, while the database served the whole burst's
+    queries in turn: acknowledged after 3.6 s. The budget runs from the
+    interaction's creation, which is when Discord's 3 seconds start."""
+    await app.search.refresh()
+    monkeypatch.setattr(search_cog, "DEFER_AFTER_SECONDS", 0.2)
+    real_search = app.search.search
+
+    async def slow_search(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(delay)  # the database busy with the burst
+        return await real_search(*args, **kwargs)
+
+    monkeypatch.setattr(app.search, "search", slow_search)
+    bot = MockBot(app=app)
+    created = datetime.now(UTC) - timedelta(seconds=age)
+    interaction = MockInteraction(client=bot, created_at=created)
+    await invoke(Search(bot).search, interaction, query="diffusion")
+    assert interaction.response.defer.await_count == int(deferred)
+    answers = interaction.followup.send.await_count + interaction.response.send_message.await_count
+    assert answers == 1

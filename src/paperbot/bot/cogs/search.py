@@ -8,9 +8,10 @@ with the query and "nothing found" are ephemeral. Rendering is pure
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -142,33 +143,46 @@ class Search(commands.Cog):
         answer may come late."""
         service = self.bot.app.search
         page_size = service.settings.page_size
-        # A cold or stale index may take seconds to load or build, and searches
-        # arriving together queue behind each other: then say "thinking" first
-        # rather than miss Discord's 3-second deadline.
+        # Discord's 3 seconds run from the interaction's creation, and a burst
+        # reaches this handler late: the budget is what is left of them.
+        by = asyncio.get_running_loop().time() + _budget_left(interaction)
         # Count this search before the first await: searches arriving together
         # must see each other, or each would wait on the database to decide.
         others = self._in_flight
         self._in_flight += 1
-        try:
-            if others or not await service.is_current():
-                await interaction.response.defer(thinking=True)
-            # Only the first page's highlight is worked out now; later pages'
-            # when the searcher turns to them (see `_result_items`).
-            result = await service.search(
-                query,
-                venue=venue,
-                year=year,
-                limit=page_size * MAX_PAGES,
-                highlight=page_size,
+        # Only the first page's highlight is worked out now; later pages'
+        # when the searcher turns to them (see `_result_items`).
+        searching = asyncio.ensure_future(
+            service.search(
+                query, venue=venue, year=year, limit=page_size * MAX_PAGES, highlight=page_size
             )
+        )
+        try:
+            # Say "thinking" first when the answer may come late: searches
+            # arriving together (the database's one connection serves their
+            # queries in turn), or a cold, stale or slow index.
+            if others or not await self._answered_by(searching, by):
+                await interaction.response.defer(thinking=True)
+            result = await searching
             if self._in_flight > 1 and not interaction.response.is_done():
                 # Searches arrived meanwhile: their deferrals go out before
-                # this one's whole answer would (a burst's first search was
-                # acknowledged after 2-3 s), so this one defers as they do.
+                # this one's whole answer would, so this one defers as they do.
                 await interaction.response.defer(thinking=True)
         finally:
+            searching.cancel()  # when deferring failed; a finished task ignores it
             self._in_flight -= 1
         return result
+
+    async def _answered_by(self, searching: asyncio.Future[SearchResult], by: float) -> bool:
+        """Whether the index is current (a cold or stale one takes seconds to
+        load or build) and `searching` done by the loop time `by`."""
+        deciding = asyncio.ensure_future(self.bot.app.search.is_current())
+        try:
+            return (
+                await _within(deciding, by) and deciding.result() and await _within(searching, by)
+            )
+        finally:
+            deciding.cancel()
 
     async def _personal_order(
         self, interaction: discord.Interaction[PaperBot], hits: Sequence[SearchHit]
@@ -211,6 +225,26 @@ class Search(commands.Cog):
 
 # Pages a search can be turned through (page_size results each).
 MAX_PAGES = 10
+
+DEFER_AFTER_SECONDS = 1.0
+"""A search not answered this long after the interaction was created says
+"thinking" first: Discord drops an interaction not acknowledged within 3
+seconds, and the answer still has to be rendered and sent."""
+
+
+def _budget_left(interaction: discord.Interaction[PaperBot]) -> float:
+    """Seconds left of `DEFER_AFTER_SECONDS` since the interaction was created
+    (never more: a clock behind Discord's would otherwise lengthen it)."""
+    age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+    return min(DEFER_AFTER_SECONDS, max(0.0, DEFER_AFTER_SECONDS - age))
+
+
+async def _within(task: asyncio.Future[Any], by: float) -> bool:
+    """Whether `task` is done by the loop time `by` (it goes on either way)."""
+    remaining = by - asyncio.get_running_loop().time()
+    if not task.done() and remaining > 0:
+        await asyncio.wait({task}, timeout=remaining)
+    return task.done()
 
 
 def _result_items(hits: Sequence[SearchHit]) -> LazySequence[ResultItem]:
