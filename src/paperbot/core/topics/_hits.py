@@ -11,7 +11,7 @@ reasoning), the topic's terms only in papers that say the keyword
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import repeat
 
 import numpy as np
@@ -169,7 +169,7 @@ def _scoped_hits(
     # 强化学习 and "reinforcement learning" match the same papers.
     own, _ = concept_parts(alias_reading(keyword.key, vocabulary) or keyword.key, vocabulary)
     terms = [
-        Term(t.key, t.shown, t.quality) if t.weak and t.key in own else t
+        replace(t, weak=False) if t.weak and t.key in own else t
         for t in topic_terms(topic, vocabulary)
     ]
     said = _saying(own, {term.key for term in terms}, corpus, vocabulary)
