@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -15,14 +13,15 @@ from tests.support.discord_mocks import ADMIN_PERMISSIONS as ADMIN_PERMISSIONS
 from tests.support.discord_mocks import BOT_PERMISSIONS as BOT_PERMISSIONS
 from tests.support.discord_mocks import MEMBER_PERMISSIONS as MEMBER_PERMISSIONS
 
-_IDS: Iterator[int] = itertools.count(
-    discord.utils.time_snowflake(datetime(2026, 11, 30, tzinfo=UTC))
-)
+_LAST_ID = [0]
 
 
 def new_id() -> int:
-    """A fresh, Discord-looking snowflake."""
-    return next(_IDS)
+    """A fresh snowflake dated now, as Discord's are: the bot reads an
+    interaction's creation time from its id (its 3 s to answer run from then)."""
+    now = discord.utils.time_snowflake(datetime.now(UTC))
+    _LAST_ID[0] = max(_LAST_ID[0] + 1, now)
+    return _LAST_ID[0]
 
 
 def timestamp() -> str:
