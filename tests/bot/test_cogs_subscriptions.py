@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import discord
 import pytest
 from discord import app_commands
 
+from paperbot.bot import respond
 from paperbot.bot.cogs import subscriptions as cog_module
 from paperbot.bot.cogs.subscriptions import Subscriptions
 from paperbot.bot.errors import UserError
@@ -85,9 +87,20 @@ async def test_subscribe_names_the_topic_in_both_languages_with_matches(
     assert "You follow 1 of 25 topics here" in text
 
 
-async def test_subscribe_defers_when_the_corpus_is_not_prepared(
-    cog: Subscriptions, bot: MockBot
+async def test_subscribe_defers_when_preparing_the_corpus_is_slow(
+    cog: Subscriptions, bot: MockBot, app: App, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(respond, "DEFER_AFTER_SECONDS", 0.2)
+    real_corpus = app.topics.corpus
+    prepared: list[bool] = []
+
+    async def corpus() -> Any:
+        if not prepared:  # a large corpus just loaded: seconds to prepare
+            await asyncio.sleep(0.4)
+            prepared.append(True)
+        return await real_corpus()
+
+    monkeypatch.setattr(app.topics, "corpus", corpus)
     interaction = interaction_in(bot)
     await subscribe(cog, interaction, "tokenization")
     interaction.response.defer.assert_awaited_once_with(ephemeral=True, thinking=True)

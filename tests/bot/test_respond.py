@@ -1,7 +1,10 @@
-"""`bot.respond`: reply or follow up, ephemeral, pinging nobody, in the user's language."""
+"""`bot.respond`: reply or follow up, ephemeral, pinging nobody, in the user's language;
+"thinking…" when the work before the answer is slow."""
 
 from __future__ import annotations
 
+import asyncio
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import discord
@@ -142,3 +145,96 @@ def test_english_without_a_catalog(client: str) -> None:
         interaction.client.tree.translator = None
     assert respond.translator(interaction)("Next") == "Next"
     assert respond.localize(interaction, HELLO, name="x") == "Hello x"
+
+
+BUDGET = 0.2  # seconds, for DEFER_AFTER_SECONDS
+
+
+@pytest.mark.parametrize(
+    ("age", "work", "already", "deferred"),
+    [
+        (0.0, 0.0, False, False),  # quick: answered directly, no "thinking"
+        (0.0, 0.05, False, False),  # within the budget
+        (0.0, 0.4, False, True),  # slower than the budget
+        (0.15, 0.1, False, True),  # reached the bot late: only what is left counts
+        (1.0, 0.01, False, True),  # the budget already spent: deferred at once
+        (-10.0, 0.4, False, True),  # a clock behind Discord's does not lengthen it
+        (0.0, 0.4, True, False),  # answered before the block: nothing to defer
+    ],
+)
+async def test_thinking_when_slow_defers_once_the_budget_is_spent(
+    monkeypatch: pytest.MonkeyPatch, age: float, work: float, already: bool, deferred: bool
+) -> None:
+    monkeypatch.setattr(respond, "DEFER_AFTER_SECONDS", BUDGET)
+    interaction = MockInteraction(created_at=datetime.now(UTC) - timedelta(seconds=age))
+    if already:
+        await interaction.response.send_message("first")
+    async with respond.thinking_when_slow(interaction):
+        await asyncio.sleep(work)
+    assert interaction.response.defer.await_count == int(deferred)
+    if deferred:
+        interaction.response.defer.assert_awaited_once_with(ephemeral=True, thinking=True)
+    await respond.reply(interaction, "answer")  # never "already answered"
+
+
+@pytest.mark.parametrize("ephemeral", [True, False])
+async def test_thinking_when_slow_defers_as_the_answer_will_be_seen(
+    monkeypatch: pytest.MonkeyPatch, ephemeral: bool
+) -> None:
+    monkeypatch.setattr(respond, "DEFER_AFTER_SECONDS", 0.0)
+    interaction = MockInteraction()
+    async with respond.thinking_when_slow(interaction, ephemeral=ephemeral):
+        await asyncio.sleep(0.05)
+    interaction.response.defer.assert_awaited_once_with(ephemeral=ephemeral, thinking=True)
+
+
+async def test_a_deferral_being_sent_when_the_block_ends_is_finished_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cancelling it mid-request would leave Discord unsure whether it was
+    acknowledged; the answer after the block must see it done."""
+    monkeypatch.setattr(respond, "DEFER_AFTER_SECONDS", 0.0)
+    interaction = MockInteraction()
+    slow_network = asyncio.Event()
+
+    async def defer(**_kwargs: Any) -> None:
+        await slow_network.wait()
+
+    interaction.response.defer.side_effect = defer
+    interaction.response.is_done.side_effect = lambda: slow_network.is_set()
+    ending = asyncio.ensure_future(_block_ended(interaction))
+    await asyncio.sleep(0.05)
+    assert not ending.done()  # waiting for the deferral in flight
+    slow_network.set()
+    await ending
+    interaction.response.defer.assert_awaited_once()
+
+
+async def _block_ended(interaction: MockInteraction) -> None:
+    async with respond.thinking_when_slow(interaction):
+        await asyncio.sleep(0.01)
+
+
+async def test_a_failure_in_the_block_still_settles_the_deferral(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(respond, "DEFER_AFTER_SECONDS", BUDGET)
+    interaction = MockInteraction()
+    with pytest.raises(LookupError):
+        async with respond.thinking_when_slow(interaction):
+            raise LookupError("no such topic")
+    await asyncio.sleep(BUDGET + 0.05)
+    interaction.response.defer.assert_not_awaited()  # cancelled, not sent later
+
+
+async def test_a_failed_deferral_is_the_commands_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As a deferral the command sent itself would be: the error handler
+    reports it once (here: Discord unreachable)."""
+    monkeypatch.setattr(respond, "DEFER_AFTER_SECONDS", 0.0)
+    interaction = MockInteraction()
+    interaction.response.defer.side_effect = ConnectionResetError("Discord is down")
+    with pytest.raises(ConnectionResetError):
+        async with respond.thinking_when_slow(interaction):
+            await asyncio.sleep(0.05)

@@ -66,3 +66,21 @@ async def test_200_searches_at_once_are_all_acknowledged_in_time(e2e: E2E) -> No
     assert all(r.callback_type in (4, 5) for r in results)
     texts = [r.text() for r in results]
     assert not any("error id" in t for t in texts)
+
+
+TOPICS = ("scaling laws", "RLHF", "量化", "tokenization", "in-context learning")
+
+
+async def test_200_subscribes_at_once_are_all_acknowledged_in_time(e2e: E2E) -> None:
+    """Each one writes a subscription, and the writes queue on the database's
+    one connection: the late ones must say "thinking" first."""
+    # Reader i % 40 gets topic i // 40: five different topics each.
+    per_topic = BURST // len(TOPICS)
+    results = await burst(e2e, "subscribe", lambda i: {"topic": TOPICS[i // per_topic]})
+    acks = ack_seconds(results)
+    print("\n" + summary("/subscribe", acks))
+    assert len(acks) == BURST, "every interaction must be acknowledged"
+    assert acks[-1] <= DEADLINE
+    texts = [r.text() for r in results]
+    assert not any("error id" in t for t in texts)
+    assert sum(t.startswith("Subscribed to") for t in texts) == BURST

@@ -34,7 +34,9 @@ async def test_subscribe_replies_privately_with_both_names_and_count(e2e: E2E) -
     assert result.callback["data"]["allowed_mentions"]["parse"] == []
 
 
-async def test_subscribe_after_a_corpus_load_defers_then_answers(e2e: E2E, tmp_path: Path) -> None:
+async def test_subscribe_after_a_corpus_load_matches_the_new_paper(
+    e2e: E2E, tmp_path: Path
+) -> None:
     page = tmp_path / "extra.txt"
     page.write_text(
         "📚 预训练¶\n\n🧠 ICML2026 · 1 篇论文解读\n\n"
@@ -43,7 +45,9 @@ async def test_subscribe_after_a_corpus_load_defers_then_answers(e2e: E2E, tmp_p
     )
     await e2e.bot.app.corpus.load([page], default_area="预训练", now=datetime.now(UTC))
     result = await e2e.slash("subscribe", topic="scaling laws")
-    assert result.callback_type == 5  # deferred: "thinking…"
+    # Answered directly, or after "thinking…" when preparing the corpus is slow
+    # (tests/bot/test_cogs_subscriptions.py).
+    assert result.callback_type in (4, 5)
     assert result.ephemeral
     assert "Subscribed to **Scaling laws · 缩放定律**." in result.text()
     topics = e2e.bot.app.topics

@@ -9,6 +9,9 @@
   unless asked otherwise; it pings exactly the users the message lists
   (`MessageData.mention_user_ids`), so plain text pings nobody, never
   @everyone, @here or roles.
+* `async with thinking_when_slow(interaction):` around the work before a
+  command's first answer: says "thinking…" when that work is not done one
+  second (`DEFER_AFTER_SECONDS`) after Discord created the interaction.
 
 Translations come from the tree's `CatalogTranslator`: the `ZH_CN` catalogs
 of the loaded cogs (see `bot.translator`).
@@ -16,6 +19,9 @@ of the loaded cogs (see `bot.translator`).
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import discord
@@ -75,3 +81,60 @@ async def reply(
         return await interaction.followup.send(**kwargs, ephemeral=ephemeral, wait=True)
     await interaction.response.send_message(**kwargs, ephemeral=ephemeral)
     return None
+
+
+DEFER_AFTER_SECONDS = 1.0
+"""An answer not ready this long after the interaction was created says
+"thinking…" first: Discord drops an interaction not acknowledged within 3
+seconds, and the answer still has to be rendered and sent."""
+
+
+def budget_left(interaction: discord.Interaction[Any]) -> float:
+    """Seconds left of `DEFER_AFTER_SECONDS` since the interaction was created
+    (never more: a clock behind Discord's would otherwise lengthen it)."""
+    age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+    return min(DEFER_AFTER_SECONDS, max(0.0, DEFER_AFTER_SECONDS - age))
+
+
+@asynccontextmanager
+async def thinking_when_slow(
+    interaction: discord.Interaction[Any], *, ephemeral: bool = True
+) -> AsyncIterator[None]:
+    """Defer ("thinking…", `ephemeral` like the answer to come) if the block
+    is still running when `budget_left` runs out.
+
+    A burst of commands waits on the database's one connection in turn, so
+    any awaited service call may be late. The block must not answer itself:
+    then the deferral can never race an answer. After it, `reply` answers
+    either way (as a follow-up when deferred).
+    """
+    deferral = _Deferral(interaction, ephemeral=ephemeral)
+    try:
+        yield
+    finally:
+        await deferral.settle()
+
+
+class _Deferral:
+    """A deferral sent when the budget runs out, unless settled first."""
+
+    def __init__(self, interaction: discord.Interaction[Any], *, ephemeral: bool) -> None:
+        self._interaction = interaction
+        self._ephemeral = ephemeral
+        self._sending = False
+        self._task = asyncio.ensure_future(self._defer_when_due(budget_left(interaction)))
+
+    async def _defer_when_due(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        if self._interaction.response.is_done():
+            return
+        self._sending = True
+        await self._interaction.response.defer(ephemeral=self._ephemeral, thinking=True)
+
+    async def settle(self) -> None:
+        """Cancel a deferral still waiting; wait for one being sent (its
+        failure is the command's, as a deferral the command sent would be)."""
+        if self._sending or self._task.done():
+            await self._task
+        else:
+            self._task.cancel()

@@ -330,12 +330,6 @@ class TopicService:
             log.warning("could not store the topic corpus: %s", problem)
         return source
 
-    async def is_ready(self) -> bool:
-        """Whether matching can start at once (the corpus is prepared for the
-        current version), so a command need not defer its reply."""
-        snapshot = self._snapshot
-        return snapshot is not None and snapshot.version == await papers.corpus_version(self.db)
-
     async def _build(self) -> TopicCorpus:
         # Columns, not Paper objects: read in batches, so a large corpus does
         # not hold the event loop for seconds while rows become objects.

@@ -12,7 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from paperbot import __version__
-from paperbot.bot.respond import reply, translator
+from paperbot.bot.respond import reply, thinking_when_slow, translator
 from paperbot.clock import utc_now
 from paperbot.core.models import VenueCount
 from paperbot.core.render import EmbedData, EmbedField, MessageData, Translate, trim
@@ -157,7 +157,8 @@ class About(commands.Cog):
 
     @app_commands.command(name="about", description=ABOUT_DESCRIPTION)
     async def about(self, interaction: discord.Interaction[PaperBot]) -> None:
-        info = await self.gather(interaction.guild_id, utc_now())
+        async with thinking_when_slow(interaction):
+            info = await self.gather(interaction.guild_id, utc_now())
         await reply(interaction, render_about(info, translator(interaction)))
 
 

@@ -22,7 +22,7 @@ from paperbot.bot.cogs import digest_history, digest_me
 from paperbot.bot.cogs.digest_history import DigestHistoryCommands
 from paperbot.bot.cogs.digest_me import PersonalDigestCommands
 from paperbot.bot.errors import UserError, permission_names
-from paperbot.bot.respond import localize, reply
+from paperbot.bot.respond import localize, reply, thinking_when_slow
 from paperbot.clock import utc_now
 from paperbot.core.render import MessageData
 from paperbot.core.schedule import ScheduleError, suggest_timezones
@@ -149,15 +149,16 @@ class Digest(
         self._check_bot_can_post(interaction, guild, channel)
         now = self.clock()
         try:
-            saved, next_post = await self.service.setup(
-                guild_id=guild.id,
-                channel_id=channel.id,
-                time_text=time,
-                timezone_text=timezone,
-                count=count,
-                user_id=interaction.user.id,
-                now=now,
-            )
+            async with thinking_when_slow(interaction):
+                saved, next_post = await self.service.setup(
+                    guild_id=guild.id,
+                    channel_id=channel.id,
+                    time_text=time,
+                    timezone_text=timezone,
+                    count=count,
+                    user_id=interaction.user.id,
+                    now=now,
+                )
         except ScheduleError as exc:
             raise UserError(localize(interaction, INVALID, error=exc)) from None
         running = digest_scheduler.running(self.bot)
@@ -206,7 +207,9 @@ class Digest(
     @app_commands.checks.has_permissions(manage_guild=True)
     async def off(self, interaction: discord.Interaction[PaperBot]) -> None:
         guild = _guild(interaction)
-        if not await self.service.off(guild.id, self.clock()):
+        async with thinking_when_slow(interaction):
+            switched_off = await self.service.off(guild.id, self.clock())
+        if not switched_off:
             raise UserError(localize(interaction, NOT_SET_UP))
         running = digest_scheduler.running(self.bot)
         if running is not None:
@@ -219,10 +222,12 @@ class Digest(
     @app_commands.checks.has_permissions(manage_guild=True)
     async def now(self, interaction: discord.Interaction[PaperBot]) -> None:
         guild = _guild(interaction)
-        configured = await self.service.get_settings(guild.id)
+        async with thinking_when_slow(interaction):
+            configured = await self.service.get_settings(guild.id)
         if configured is None:
             raise UserError(localize(interaction, NOT_SET_UP))
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        if not interaction.response.is_done():  # posting takes a while
+            await interaction.response.defer(ephemeral=True, thinking=True)
         try:
             result = await self.service.post_now(guild.id, self.transport(), self.clock())
         except DigestInputError:
@@ -295,7 +300,8 @@ class Digest(
     ) -> None:
         """An ephemeral answer (first response or follow-up), pinging nobody,
         headed by a failure notice for admins when one is waiting."""
-        notice = await self.failure_notice(interaction)
+        async with thinking_when_slow(interaction):
+            notice = await self.failure_notice(interaction)
         message = body if isinstance(body, MessageData) else MessageData(content=body)
         content = f"{notice}\n\n{message.content}" if notice else message.content
         await reply(interaction, MessageData(content=content, embeds=message.embeds))

@@ -14,7 +14,7 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from paperbot.bot.errors import UserError
-from paperbot.bot.respond import guild_id_of, localize, reply, translator
+from paperbot.bot.respond import guild_id_of, localize, reply, thinking_when_slow, translator
 from paperbot.bot.views.paginator import Paginator
 from paperbot.core import digest_history as render
 
@@ -60,7 +60,8 @@ class DigestHistoryCommands(commands.Cog):
             until = render.parse_date(date)
             if until is None:
                 raise UserError(localize(interaction, BAD_DATE, text=date.strip()[:20]))
-        posts = await self.bot.app.archive.history(guild_id, until=until)
+        async with thinking_when_slow(interaction):
+            posts = await self.bot.app.archive.history(guild_id, until=until)
         if not posts:
             text = (
                 localize(interaction, NO_HISTORY_UNTIL, date=until.isoformat())

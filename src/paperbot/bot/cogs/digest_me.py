@@ -23,7 +23,7 @@ from discord.ext import commands
 
 from paperbot.bot import personal_scheduler
 from paperbot.bot.errors import UserError
-from paperbot.bot.respond import localize, reply
+from paperbot.bot.respond import localize, reply, thinking_when_slow
 from paperbot.core.schedule import ScheduleError, suggest_timezones
 from paperbot.services.digest import known_timezones
 from paperbot.services.personal_digest import DMS_CLOSED_NOTICE, PersonalDigestService
@@ -91,24 +91,26 @@ class PersonalDigestCommands(commands.Cog):
         user_id = interaction.user.id
         jobs = personal_scheduler.running(self.bot)
         if time.strip().casefold() in OFF_WORDS:
-            switched = await self.personal.off(user_id, self.clock())
+            async with thinking_when_slow(interaction):
+                switched = await self.personal.off(user_id, self.clock())
             if jobs is not None:
                 jobs.unschedule(user_id)
             await reply(interaction, localize(interaction, ME_OFF if switched else ME_WAS_OFF))
             return
         try:
-            saved, next_post = await self.personal.set_time(
-                user_id=user_id,
-                guild_id=interaction.guild_id,
-                time_text=time,
-                timezone_text=timezone,
-                now=self.clock(),
-            )
+            async with thinking_when_slow(interaction):
+                saved, next_post = await self.personal.set_time(
+                    user_id=user_id,
+                    guild_id=interaction.guild_id,
+                    time_text=time,
+                    timezone_text=timezone,
+                    now=self.clock(),
+                )
+                topics = len(await self.bot.app.subscriptions.user_demands(user_id))
         except ScheduleError as exc:
             raise UserError(localize(interaction, ME_INVALID, error=exc)) from None
         if jobs is not None:
             jobs.schedule(saved)
-        topics = len(await self.bot.app.subscriptions.user_demands(user_id))
         ts = int(next_post.timestamp())
         text = localize(
             interaction,

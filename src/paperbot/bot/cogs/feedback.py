@@ -19,7 +19,7 @@ from discord.ext import commands
 
 from paperbot.bot.cogs.subscriptions import render_mutes, to_app_choices, topic_text
 from paperbot.bot.errors import UserError
-from paperbot.bot.respond import guild_id_of, localize, reply, translator
+from paperbot.bot.respond import guild_id_of, localize, reply, thinking_when_slow, translator
 from paperbot.bot.views import reader_actions as actions
 from paperbot.clock import utc_now
 from paperbot.core import similar_render as similar_texts
@@ -169,7 +169,8 @@ class Feedback(commands.Cog):
         owner = self._scope_owner(interaction, scope)
         try:
             guild_id = guild_id_of(interaction)
-            muted = await self.bot.app.feedback.mute(guild_id, owner, topic, utc_now())
+            async with thinking_when_slow(interaction):
+                muted = await self.bot.app.feedback.mute(guild_id, owner, topic, utc_now())
         except TopicInputError as exc:
             raise UserError(localize(interaction, exc.template, **exc.values)) from None
         name = topic_text(muted.topic, translator(interaction))
@@ -194,7 +195,8 @@ class Feedback(commands.Cog):
     ) -> None:
         owner = self._scope_owner(interaction, scope)
         try:
-            result = await self.bot.app.feedback.unmute(guild_id_of(interaction), owner, topic)
+            async with thinking_when_slow(interaction):
+                result = await self.bot.app.feedback.unmute(guild_id_of(interaction), owner, topic)
         except TopicInputError as exc:
             raise UserError(localize(interaction, exc.template, **exc.values)) from None
         name = topic_text(result.topic, translator(interaction))
@@ -235,7 +237,8 @@ class Feedback(commands.Cog):
 
     @profile.command(name="reset", description=locale_str(RESET))
     async def reset(self, interaction: discord.Interaction[PaperBot]) -> None:
-        count = await self.bot.app.feedback.reset(guild_id_of(interaction), interaction.user.id)
+        async with thinking_when_slow(interaction):
+            count = await self.bot.app.feedback.reset(guild_id_of(interaction), interaction.user.id)
         text = (
             localize(interaction, RESET_DONE, count=count)
             if count

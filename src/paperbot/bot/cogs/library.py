@@ -19,7 +19,7 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from paperbot.bot.errors import BAD_TEXT, UserError
-from paperbot.bot.respond import guild_id_of, localize, reply, translator
+from paperbot.bot.respond import guild_id_of, localize, reply, thinking_when_slow, translator
 from paperbot.bot.views.paginator import NEXT, PREVIOUS
 from paperbot.bot.views.saved import SavedPaginator, UnsaveButton
 from paperbot.clock import utc_now
@@ -96,7 +96,8 @@ class Saved(commands.GroupCog, group_name="saved", group_description=locale_str(
     @app_commands.command(name="list", description=locale_str(LIST))
     async def list_saved(self, interaction: discord.Interaction[PaperBot]) -> None:
         guild_id = guild_id_of(interaction)
-        saved = await self.bot.app.library.saved_papers(guild_id, interaction.user.id)
+        async with thinking_when_slow(interaction):
+            saved = await self.bot.app.library.saved_papers(guild_id, interaction.user.id)
         if not saved:
             await reply(interaction, localize(interaction, NO_SAVED))
             return
@@ -120,12 +121,17 @@ class Saved(commands.GroupCog, group_name="saved", group_description=locale_str(
         chosen = next((f for f in EXPORT_FORMATS if f == fmt), None)
         if chosen is None:
             raise UserError(localize(interaction, BAD_TEXT, value=fmt))
-        saved = await self.bot.app.library.saved_papers(guild_id, interaction.user.id)
-        if not saved:
+        async with thinking_when_slow(interaction):
+            saved = await self.bot.app.library.saved_papers(guild_id, interaction.user.id)
+            # Thousands of papers take a while to render: off the event loop.
+            exported = (
+                await asyncio.to_thread(export_saved, saved, chosen, utc_now().date())
+                if saved
+                else None
+            )
+        if exported is None:
             await reply(interaction, localize(interaction, NOTHING_TO_EXPORT))
             return
-        # Thousands of papers take a while to render: off the event loop.
-        exported = await asyncio.to_thread(export_saved, saved, chosen, utc_now().date())
         text = localize(interaction, EXPORTED, count=len(saved), format=FORMAT_NAMES[chosen])
         attachment = discord.File(io.BytesIO(exported.data), filename=exported.filename)
         await reply(interaction, text, file=attachment)

@@ -19,7 +19,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands, tasks
 
-from paperbot.bot.respond import guild_id_of, localize, reply, translator
+from paperbot.bot.respond import guild_id_of, localize, reply, thinking_when_slow, translator
 from paperbot.bot.views.confirm import ConfirmView
 from paperbot.clock import utc_now
 from paperbot.core.library_render import (
@@ -93,16 +93,18 @@ class MyData(commands.GroupCog, group_name="mydata", group_description=locale_st
     @app_commands.command(name="show", description=locale_str(SHOW))
     async def show(self, interaction: discord.Interaction[PaperBot]) -> None:
         service = self.bot.app.user_data
-        counts = await service.counts(guild_id_of(interaction), interaction.user.id)
+        async with thinking_when_slow(interaction):
+            counts = await service.counts(guild_id_of(interaction), interaction.user.id)
         await reply(interaction, mydata_summary(service.labelled(counts), translator(interaction)))
 
     @app_commands.command(name="export", description=locale_str(EXPORT))
     async def export(self, interaction: discord.Interaction[PaperBot]) -> None:
         guild_id = guild_id_of(interaction)
-        data = await self.bot.app.user_data.export(guild_id, interaction.user.id)
-        exported = await asyncio.to_thread(
-            mydata_file, guild_id, interaction.user.id, data, self.clock()
-        )
+        async with thinking_when_slow(interaction):
+            data = await self.bot.app.user_data.export(guild_id, interaction.user.id)
+            exported = await asyncio.to_thread(
+                mydata_file, guild_id, interaction.user.id, data, self.clock()
+            )
         attachment = discord.File(io.BytesIO(exported.data), filename=exported.filename)
         await reply(interaction, localize(interaction, MYDATA_EXPORTED), file=attachment)
 
@@ -112,7 +114,8 @@ class MyData(commands.GroupCog, group_name="mydata", group_description=locale_st
         user_id = interaction.user.id
         service = self.bot.app.user_data
         tr = translator(interaction)
-        counts = service.labelled(await service.counts(guild_id, user_id))
+        async with thinking_when_slow(interaction):
+            counts = service.labelled(await service.counts(guild_id, user_id))
         if not any(count for _label, count in counts):
             await reply(interaction, tr(MYDATA_NOTHING))
             return

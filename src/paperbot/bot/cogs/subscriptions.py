@@ -17,7 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from paperbot.bot.errors import UserError
-from paperbot.bot.respond import guild_id_of, localize, reply, translator
+from paperbot.bot.respond import guild_id_of, localize, reply, thinking_when_slow, translator
 from paperbot.bot.warmup import WarmUp
 from paperbot.clock import utc_now
 from paperbot.core import limits
@@ -209,12 +209,6 @@ class Subscriptions(commands.Cog):
     def _ids(interaction: discord.Interaction[PaperBot]) -> tuple[int, int]:
         return guild_id_of(interaction), interaction.user.id
 
-    async def _defer_if_cold(self, interaction: discord.Interaction[PaperBot]) -> None:
-        """Matching needs the prepared corpus; if it is not ready (just loaded,
-        or just started), say "thinking" instead of missing the 3 s deadline."""
-        if not await self.bot.app.topics.is_ready():
-            await interaction.response.defer(ephemeral=True, thinking=True)
-
     @app_commands.command(name="subscribe", description=SUBSCRIBE_DESCRIPTION)
     @app_commands.guild_only()
     @app_commands.describe(topic=SUBSCRIBE_TOPIC)
@@ -222,14 +216,16 @@ class Subscriptions(commands.Cog):
         guild_id, user_id = self._ids(interaction)
         tr = translator(interaction)
         service = self.bot.app.subscriptions
-        await self._defer_if_cold(interaction)
-        try:
-            result = await service.subscribe(guild_id, user_id, topic, utc_now())
-        except TopicInputError as exc:
-            raise UserError(localize(interaction, exc.template, **exc.values)) from None
-        except SubscriptionLimitError as exc:
-            raise UserError(localize(interaction, LIMIT, limit=exc.limit)) from None
-        examples = await self._examples(result) if result.match_count else []
+        # Matching a new topic takes seconds while the corpus is prepared
+        # (just loaded, or just started).
+        async with thinking_when_slow(interaction):
+            try:
+                result = await service.subscribe(guild_id, user_id, topic, utc_now())
+            except TopicInputError as exc:
+                raise UserError(localize(interaction, exc.template, **exc.values)) from None
+            except SubscriptionLimitError as exc:
+                raise UserError(localize(interaction, LIMIT, limit=exc.limit)) from None
+            examples = await self._examples(result) if result.match_count else []
         await reply(interaction, render_subscribed(result, examples, tr))
 
     async def _examples(self, result: Subscribed) -> list[Example]:
@@ -252,10 +248,11 @@ class Subscriptions(commands.Cog):
     @app_commands.describe(topic=UNSUBSCRIBE_TOPIC)
     async def unsubscribe(self, interaction: discord.Interaction[PaperBot], topic: str) -> None:
         guild_id, user_id = self._ids(interaction)
-        try:
-            result = await self.bot.app.subscriptions.unsubscribe(guild_id, user_id, topic)
-        except TopicInputError as exc:
-            raise UserError(localize(interaction, exc.template, **exc.values)) from None
+        async with thinking_when_slow(interaction):
+            try:
+                result = await self.bot.app.subscriptions.unsubscribe(guild_id, user_id, topic)
+            except TopicInputError as exc:
+                raise UserError(localize(interaction, exc.template, **exc.values)) from None
         await reply(interaction, render_unsubscribed(result, translator(interaction)))
 
     @unsubscribe.autocomplete("topic")
@@ -273,12 +270,13 @@ class Subscriptions(commands.Cog):
     @app_commands.guild_only()
     async def subscriptions(self, interaction: discord.Interaction[PaperBot]) -> None:
         guild_id, user_id = self._ids(interaction)
-        await self._defer_if_cold(interaction)
-        followed = await self.bot.app.subscriptions.followed(guild_id, user_id)
+        async with thinking_when_slow(interaction):
+            followed = await self.bot.app.subscriptions.followed(guild_id, user_id)
+            muted = await self.bot.app.feedback.mutes(guild_id, user_id)
         tr = translator(interaction)
         message = render_followed(followed, tr)
         # Mutes (the reader's and the server's, set with /mute) below the topics.
-        mutes = render_mutes(await self.bot.app.feedback.mutes(guild_id, user_id), tr)
+        mutes = render_mutes(muted, tr)
         if mutes is not None:
             message = replace(message, embeds=(*message.embeds, mutes))
         await reply(interaction, message)

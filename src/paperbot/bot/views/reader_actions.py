@@ -30,7 +30,7 @@ import discord
 
 from paperbot.bot import errors
 from paperbot.bot.embeds import message_kwargs
-from paperbot.bot.respond import localize, reply, translator
+from paperbot.bot.respond import localize, reply, thinking_when_slow, translator
 from paperbot.clock import utc_now
 from paperbot.core.render import MessageData
 from paperbot.core.similar_render import SimilarItem, render_similar
@@ -192,9 +192,11 @@ def _bot(interaction: discord.Interaction[Any]) -> PaperBot:
 
 async def _vote(interaction: discord.Interaction[Any], paper_id: int, value: int) -> None:
     app = _bot(interaction).app
-    outcome = await app.feedback.vote(
-        interaction.guild_id or 0, interaction.user.id, paper_id, value, utc_now()
-    )
+    # A digest just posted draws many presses at once.
+    async with thinking_when_slow(interaction):
+        outcome = await app.feedback.vote(
+            interaction.guild_id or 0, interaction.user.id, paper_id, value, utc_now()
+        )
     if outcome is None:
         text = GONE
     elif outcome == "removed":
@@ -206,9 +208,10 @@ async def _vote(interaction: discord.Interaction[Any], paper_id: int, value: int
 
 async def _save(interaction: discord.Interaction[Any], paper_id: int) -> None:
     app = _bot(interaction).app
-    saved = await app.library.toggle_saved(
-        interaction.guild_id or 0, interaction.user.id, paper_id, utc_now()
-    )
+    async with thinking_when_slow(interaction):
+        saved = await app.library.toggle_saved(
+            interaction.guild_id or 0, interaction.user.id, paper_id, utc_now()
+        )
     text = GONE if saved is None else SAVED if saved else UNSAVED
     await reply(interaction, localize(interaction, text))
 
