@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from paperbot.bot.cogs import search as search_cog
+from paperbot.bot import respond
 from paperbot.bot.cogs.search import Search
 from paperbot.config import BUNDLED_CORPUS, SearchSettings
 from paperbot.services.app import App
@@ -62,6 +62,39 @@ async def test_a_search_arriving_while_another_decides_defers_at_once(
     assert second.followup.send.await_count == 1
 
 
+async def test_a_search_waiting_for_its_answer_defers_when_others_arrive(
+    app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first search of a burst saw nobody else and waited for its answer;
+    the burst's work on the loop then delayed its deferral past the budget
+    (acknowledged at 2.2 s while the others were at 0.2 s)."""
+    await app.search.refresh()
+    bot = MockBot(app=app)
+    cog = Search(bot)
+    database_busy = asyncio.Event()
+    real_search = app.search.search
+
+    async def slow_search(*args: Any, **kwargs: Any) -> Any:
+        await database_busy.wait()  # the burst's queries ahead of this one's
+        return await real_search(*args, **kwargs)
+
+    monkeypatch.setattr(app.search, "search", slow_search)
+    first, second = MockInteraction(client=bot), MockInteraction(client=bot)
+    one = asyncio.create_task(invoke(cog.search, first, query="diffusion"))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    first.response.defer.assert_not_awaited()  # alone, within its budget: waits
+    two = asyncio.create_task(invoke(cog.search, second, query="scaling laws"))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    # Both acknowledged at once, well within the one-second budget.
+    first.response.defer.assert_awaited_once_with(thinking=True)
+    second.response.defer.assert_awaited_once_with(thinking=True)
+    database_busy.set()
+    await asyncio.gather(one, two)
+    assert first.followup.send.await_count == second.followup.send.await_count == 1
+
+
 @pytest.mark.parametrize(
     ("age", "delay", "deferred"),
     [
@@ -79,7 +112,7 @@ async def test_a_search_not_answered_within_the_budget_defers_first(
     queries in turn: acknowledged after 3.6 s. The budget runs from the
     interaction's creation, which is when Discord's 3 seconds start."""
     await app.search.refresh()
-    monkeypatch.setattr(search_cog, "DEFER_AFTER_SECONDS", 0.2)
+    monkeypatch.setattr(respond, "DEFER_AFTER_SECONDS", 0.2)
     real_search = app.search.search
 
     async def slow_search(*args: Any, **kwargs: Any) -> Any:

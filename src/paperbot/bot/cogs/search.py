@@ -18,7 +18,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from paperbot.bot.errors import UserError
-from paperbot.bot.respond import localize, reply, translator
+from paperbot.bot.respond import budget_left, localize, reply, translator
 from paperbot.bot.views.paginator import NEXT, NOT_YOURS, PREVIOUS, Paginator
 from paperbot.bot.views.reader_actions import MAX_ROWS, reader_items
 from paperbot.bot.warmup import WarmUp
@@ -79,6 +79,7 @@ class Search(commands.Cog):
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
         self._in_flight = 0  # searches between their start and their results
+        self._crowded = asyncio.Event()  # set while more than one is in flight
         self._warmup = WarmUp("search-warmup", bot.app.search.refresh)
 
     async def cog_load(self) -> None:
@@ -145,11 +146,13 @@ class Search(commands.Cog):
         page_size = service.settings.page_size
         # Discord's 3 seconds run from the interaction's creation, and a burst
         # reaches this handler late: the budget is what is left of them.
-        by = asyncio.get_running_loop().time() + _budget_left(interaction)
+        by = asyncio.get_running_loop().time() + budget_left(interaction)
         # Count this search before the first await: searches arriving together
         # must see each other, or each would wait on the database to decide.
         others = self._in_flight
         self._in_flight += 1
+        if others:
+            self._crowded.set()
         # Only the first page's highlight is worked out now; later pages'
         # when the searcher turns to them (see `_result_items`).
         searching = asyncio.ensure_future(
@@ -171,18 +174,26 @@ class Search(commands.Cog):
         finally:
             searching.cancel()  # when deferring failed; a finished task ignores it
             self._in_flight -= 1
+            if self._in_flight <= 1:
+                self._crowded.clear()
         return result
 
     async def _answered_by(self, searching: asyncio.Future[SearchResult], by: float) -> bool:
         """Whether the index is current (a cold or stale one takes seconds to
-        load or build) and `searching` done by the loop time `by`."""
+        load or build) and `searching` done by the loop time `by`, before other
+        searches arrive (their work on the loop would delay this one's
+        deferral past the budget)."""
         deciding = asyncio.ensure_future(self.bot.app.search.is_current())
+        crowd = asyncio.ensure_future(self._crowded.wait())
         try:
             return (
-                await _within(deciding, by) and deciding.result() and await _within(searching, by)
+                await _within(deciding, by, crowd)
+                and deciding.result()
+                and await _within(searching, by, crowd)
             )
         finally:
             deciding.cancel()
+            crowd.cancel()
 
     async def _personal_order(
         self, interaction: discord.Interaction[PaperBot], hits: Sequence[SearchHit]
@@ -226,24 +237,13 @@ class Search(commands.Cog):
 # Pages a search can be turned through (page_size results each).
 MAX_PAGES = 10
 
-DEFER_AFTER_SECONDS = 1.0
-"""A search not answered this long after the interaction was created says
-"thinking" first: Discord drops an interaction not acknowledged within 3
-seconds, and the answer still has to be rendered and sent."""
 
-
-def _budget_left(interaction: discord.Interaction[PaperBot]) -> float:
-    """Seconds left of `DEFER_AFTER_SECONDS` since the interaction was created
-    (never more: a clock behind Discord's would otherwise lengthen it)."""
-    age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
-    return min(DEFER_AFTER_SECONDS, max(0.0, DEFER_AFTER_SECONDS - age))
-
-
-async def _within(task: asyncio.Future[Any], by: float) -> bool:
-    """Whether `task` is done by the loop time `by` (it goes on either way)."""
+async def _within(task: asyncio.Future[Any], by: float, unless: asyncio.Future[Any]) -> bool:
+    """Whether `task` is done by the loop time `by`, or when `unless` is done
+    first (`task` goes on either way)."""
     remaining = by - asyncio.get_running_loop().time()
-    if not task.done() and remaining > 0:
-        await asyncio.wait({task}, timeout=remaining)
+    if not task.done() and not unless.done() and remaining > 0:
+        await asyncio.wait({task, unless}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
     return task.done()
 
 
