@@ -238,3 +238,25 @@ async def test_a_failed_deferral_is_the_commands_failure(
     with pytest.raises(ConnectionResetError):
         async with respond.thinking_when_slow(interaction):
             await asyncio.sleep(0.05)
+
+
+async def test_a_press_that_will_change_its_message_defers_quietly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(respond, "DEFER_AFTER_SECONDS", 0.0)
+    interaction = MockInteraction()
+    async with respond.thinking_when_slow(interaction, updating=True):
+        await asyncio.sleep(0.05)
+    interaction.response.defer.assert_awaited_once_with()  # no "thinking…" message
+    await respond.update_message(interaction, content="changed", view=None)
+    interaction.edit_original_response.assert_awaited_once_with(content="changed", view=None)
+    interaction.response.edit_message.assert_not_awaited()
+
+
+async def test_a_press_answered_in_time_changes_its_message_in_the_response() -> None:
+    interaction = MockInteraction()
+    async with respond.thinking_when_slow(interaction, updating=True):
+        pass
+    await respond.update_message(interaction, content="changed", view=None)
+    interaction.response.edit_message.assert_awaited_once_with(content="changed", view=None)
+    interaction.edit_original_response.assert_not_awaited()

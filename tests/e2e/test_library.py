@@ -3,12 +3,16 @@ fake Discord, every request validated against Discord's spec, files included."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+import pytest
 from bibtexparser.entrypoint import parse_string
 from bibtexparser.middlewares.latex_encoding import LatexDecodingMiddleware
 
+from paperbot.bot import respond
 from paperbot.bot.views.saved import unsave_custom_id
 from paperbot.core.models import SavedPaper
 from tests.fake_discord import FakeDiscord, FakeUser
@@ -158,3 +162,28 @@ async def test_someone_else_pressing_unsave_changes_nothing(e2e: E2E) -> None:
     )
     assert "someone else's list" in pressed.text()
     assert len(await e2e.bot.app.library.saved_ids(e2e.guild.id, e2e.member.id)) == 2
+
+
+async def test_a_slow_unsave_defers_then_redraws_the_list(
+    e2e: E2E, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Behind a busy database the press is acknowledged first (the message
+    will change), then the list is redrawn by editing it."""
+    saved = await save(e2e, 2)
+    result = await e2e.slash("saved list")
+    monkeypatch.setattr(respond, "DEFER_AFTER_SECONDS", 0.2)
+    library = e2e.bot.app.library
+    real_unsave = library.unsave
+
+    async def slow_unsave(*args: Any) -> Any:
+        await asyncio.sleep(0.5)
+        return await real_unsave(*args)
+
+    monkeypatch.setattr(library, "unsave", slow_unsave)
+    pressed = await e2e.click(result.message, unsave_custom_id(saved[0].paper.id, 0))
+    assert pressed.callback_type == 6  # deferred: the list itself will change
+    message = pressed.message
+    assert message is not None
+    assert message["content"].startswith("Removed **")
+    assert unsave_ids(pressed.custom_ids) == [unsave_custom_id(saved[1].paper.id, 0)]
+    assert await library.saved_ids(e2e.guild.id, e2e.member.id) == {saved[1].paper.id}

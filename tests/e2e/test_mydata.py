@@ -6,8 +6,11 @@ from __future__ import annotations
 import asyncio
 import json
 from datetime import UTC, datetime, timedelta
-from typing import cast
+from typing import Any, cast
 
+import pytest
+
+from paperbot.bot import respond
 from paperbot.bot.cogs.mydata import MyData
 from paperbot.services.user_data import GRACE
 from tests.fake_discord import FakeUser, button
@@ -150,3 +153,27 @@ async def test_a_server_left_while_the_bot_was_down_is_noticed_at_start_up(
             break
         await asyncio.sleep(0.05)
     assert [d.guild_id for d in await service.departures()] == [GONE]
+
+
+async def test_a_slow_delete_defers_then_says_what_was_deleted(
+    e2e: E2E, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await reader_data(e2e)
+    prompt = await e2e.slash("mydata delete")
+    monkeypatch.setattr(respond, "DEFER_AFTER_SECONDS", 0.2)
+    service = e2e.bot.app.user_data
+    real_forget = service.forget
+
+    async def slow_forget(*args: Any) -> Any:
+        await asyncio.sleep(0.5)  # years of history to delete
+        return await real_forget(*args)
+
+    monkeypatch.setattr(service, "forget", slow_forget)
+    done = await e2e.click(
+        prompt.message, button(prompt.message or {}, "Delete my data")["custom_id"]
+    )
+    assert done.callback_type == 6  # deferred: the prompt itself will change
+    assert done.message is not None
+    assert "Deleted everything paperbot stored about you" in done.message["content"]
+    assert done.message["components"] == []
+    assert await counts(e2e) == {}

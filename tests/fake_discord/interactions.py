@@ -143,7 +143,7 @@ class InteractionsMixin(GatewayMixin):
     async def wait_answered(self, result: InteractionResult, within: float = 10.0) -> None:
         """Wait for the callback and, when deferred, for the first follow-up or edit."""
         await result.wait_until(lambda: result.callback is not None, within)
-        if result.callback_type == CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE:
+        if result.deferred:  # "thinking…", or a press whose message will change
             await result.wait_until(
                 lambda: any(
                     r.path.startswith("/webhooks/") and 200 <= r.status < 300

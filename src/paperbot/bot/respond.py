@@ -11,7 +11,9 @@
   @everyone, @here or roles.
 * `async with thinking_when_slow(interaction):` around the work before a
   command's first answer: says "thinking…" when that work is not done one
-  second (`DEFER_AFTER_SECONDS`) after Discord created the interaction.
+  second (`DEFER_AFTER_SECONDS`) after Discord created the interaction
+  (`updating=True` for a button that will change its own message, which
+  `update_message` then does either way).
 
 Translations come from the tree's `CatalogTranslator`: the `ZH_CN` catalogs
 of the loaded cogs (see `bot.translator`).
@@ -58,6 +60,15 @@ def guild_id_of(interaction: discord.Interaction[Any]) -> int:
     return interaction.guild_id
 
 
+async def update_message(interaction: discord.Interaction[Any], **fields: Any) -> None:
+    """Change the message a button was pressed on (`content=`, `embeds=`,
+    `view=`, ...): as the response, or by an edit once the press was deferred."""
+    if interaction.response.is_done():
+        await interaction.edit_original_response(**fields)
+    else:
+        await interaction.response.edit_message(**fields)
+
+
 async def reply(
     interaction: discord.Interaction[Any],
     message: MessageData | str,
@@ -98,17 +109,18 @@ def budget_left(interaction: discord.Interaction[Any]) -> float:
 
 @asynccontextmanager
 async def thinking_when_slow(
-    interaction: discord.Interaction[Any], *, ephemeral: bool = True
+    interaction: discord.Interaction[Any], *, ephemeral: bool = True, updating: bool = False
 ) -> AsyncIterator[None]:
-    """Defer ("thinking…", `ephemeral` like the answer to come) if the block
-    is still running when `budget_left` runs out.
+    """Defer ("thinking…", `ephemeral` like the answer to come; for `updating`,
+    a button's quiet "the message will change") if the block is still running
+    when `budget_left` runs out.
 
     A burst of commands waits on the database's one connection in turn, so
     any awaited service call may be late. The block must not answer itself:
     then the deferral can never race an answer. After it, `reply` answers
     either way (as a follow-up when deferred).
     """
-    deferral = _Deferral(interaction, ephemeral=ephemeral)
+    deferral = _Deferral(interaction, ephemeral=ephemeral, updating=updating)
     try:
         yield
     finally:
@@ -118,9 +130,12 @@ async def thinking_when_slow(
 class _Deferral:
     """A deferral sent when the budget runs out, unless settled first."""
 
-    def __init__(self, interaction: discord.Interaction[Any], *, ephemeral: bool) -> None:
+    def __init__(
+        self, interaction: discord.Interaction[Any], *, ephemeral: bool, updating: bool
+    ) -> None:
         self._interaction = interaction
         self._ephemeral = ephemeral
+        self._updating = updating
         self._sending = False
         self._task = asyncio.ensure_future(self._defer_when_due(budget_left(interaction)))
 
@@ -129,7 +144,10 @@ class _Deferral:
         if self._interaction.response.is_done():
             return
         self._sending = True
-        await self._interaction.response.defer(ephemeral=self._ephemeral, thinking=True)
+        if self._updating:
+            await self._interaction.response.defer()
+        else:
+            await self._interaction.response.defer(ephemeral=self._ephemeral, thinking=True)
 
     async def settle(self) -> None:
         """Cancel a deferral still waiting; wait for one being sent (its

@@ -14,6 +14,7 @@ from typing import Any
 import discord
 
 from paperbot.bot import errors
+from paperbot.bot.respond import thinking_when_slow, update_message
 
 log = logging.getLogger(__name__)
 
@@ -49,15 +50,17 @@ class ConfirmView(errors.HandledView):
 
     async def _finish(self, interaction: discord.Interaction[Any], text: str) -> None:
         self.stop()
-        await interaction.response.edit_message(
-            content=text, view=None, allowed_mentions=discord.AllowedMentions.none()
+        await update_message(
+            interaction, content=text, view=None, allowed_mentions=discord.AllowedMentions.none()
         )
 
     @discord.ui.button(label="Delete", style=discord.ButtonStyle.danger)
     async def confirm(
         self, interaction: discord.Interaction[Any], _button: discord.ui.Button[ConfirmView]
     ) -> None:
-        await self._finish(interaction, await self._on_confirm(interaction))
+        async with thinking_when_slow(interaction, updating=True):
+            text = await self._on_confirm(interaction)
+        await self._finish(interaction, text)
 
     @discord.ui.button(label="Cancel", style=discord.ButtonStyle.secondary)
     async def cancel(

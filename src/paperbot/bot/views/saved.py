@@ -23,7 +23,13 @@ import discord
 
 from paperbot.bot import errors
 from paperbot.bot.embeds import message_kwargs
-from paperbot.bot.respond import localize, reply, translator
+from paperbot.bot.respond import (
+    localize,
+    reply,
+    thinking_when_slow,
+    translator,
+    update_message,
+)
 from paperbot.bot.views.paginator import Paginator
 from paperbot.core.library_render import (
     NO_SAVED,
@@ -116,7 +122,7 @@ class SavedPaginator(Paginator):
         self._interaction = interaction
         page = self.page
         shown = MessageData(content=f"{notice}\n{page.content}", embeds=page.embeds)
-        await interaction.response.edit_message(**message_kwargs(shown), view=self)
+        await update_message(interaction, **message_kwargs(shown), view=self)
         if len(self.pages) == 1:
             self.stop()
 
@@ -167,18 +173,19 @@ async def unsave_and_redraw(
     library = interaction.client.app.library
     user_id = interaction.user.id
     tr = translator(interaction)
-    saved = await library.saved_papers(guild_id, user_id)
-    target = next((s for s in saved if s.paper.id == paper_id), None)
-    if target is not None:
-        await library.unsave(guild_id, user_id, paper_id)
-        saved.remove(target)
+    async with thinking_when_slow(interaction, updating=True):
+        saved = await library.saved_papers(guild_id, user_id)
+        target = next((s for s in saved if s.paper.id == paper_id), None)
+        if target is not None:
+            await library.unsave(guild_id, user_id, paper_id)
+            saved.remove(target)
     notice = unsaved_text(target.paper.title, tr) if target else tr(NOT_SAVED)
     for live in list(_LIVE):
         if live.guild_id == guild_id and live.owner_id == user_id:
             live.stop()
     if not saved:
         gone = MessageData(content=f"{notice}\n{tr(NO_SAVED)}")
-        await interaction.response.edit_message(**message_kwargs(gone), view=None)
+        await update_message(interaction, **message_kwargs(gone), view=None)
         return
     pages = SavedPages(saved, tr=tr)
     view = SavedPaginator(pages, guild_id=guild_id, owner_id=user_id, tr=tr, index=page)
