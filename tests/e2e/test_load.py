@@ -84,3 +84,30 @@ async def test_200_subscribes_at_once_are_all_acknowledged_in_time(e2e: E2E) -> 
     texts = [r.text() for r in results]
     assert not any("error id" in t for t in texts)
     assert sum(t.startswith("Subscribed to") for t in texts) == BURST
+
+
+async def test_200_keystrokes_at_once_are_all_answered_in_time(e2e: E2E) -> None:
+    """40 readers typing a title into /similar, five keystrokes each: every
+    keystroke runs a search, and an autocomplete cannot say "thinking". A
+    newer keystroke cancels the same reader's older search (Discord shows
+    only the newest answer), so each reader's last keystroke gets choices."""
+    await e2e.autocomplete("similar", focused="paper", paper="warm-up")
+    readers = [FakeUser(name=f"typist{i}") for i in range(BURST // 5)]
+    typed = [(readers[i % len(readers)], QUERIES[i % len(QUERIES)]) for i in range(BURST)]
+    results = [
+        await e2e.fake.keystroke(
+            "similar",
+            focused="paper",
+            user=reader,
+            guild=e2e.guild,
+            options={"paper": text[: 3 + i // len(readers)]},  # one more letter per round
+        )
+        for i, (reader, text) in enumerate(typed)
+    ]
+    await asyncio.gather(*(e2e.fake.wait_answered(r, within=30) for r in results))
+    acks = ack_seconds(results)
+    print("\n" + summary("/similar keystrokes", acks))
+    assert len(acks) == BURST, "every keystroke must be answered"
+    assert acks[-1] <= DEADLINE
+    last = results[-len(readers) :]  # each reader's newest keystroke
+    assert all(r.choices for r in last)

@@ -66,19 +66,45 @@ class InteractionsMixin(GatewayMixin):
     ) -> list[dict[str, Any]]:
         """What the bot suggests while `user` types into option `focused`."""
         values = {**(options or {}), **more_options}
-        data = self._command_data(command, guild, user, values, focused=focused)
-        result = await self._interact(
+        result = await self.keystroke(
+            command,
+            focused=focused,
+            user=user,
+            guild=guild,
+            channel=channel,
+            locale=locale,
+            options=values,
+            wait=True,
+        )
+        if result.callback_type != CallbackType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT:
+            raise AssertionError(f"autocomplete answered with callback {result.callback_type}")
+        return result.choices
+
+    async def keystroke(
+        self,
+        command: str,
+        /,
+        *,
+        focused: str,
+        user: FakeUser,
+        guild: FakeGuild | None = None,
+        channel: FakeChannel | None = None,
+        locale: str = "en-US",
+        options: dict[str, Any] | None = None,
+        wait: bool = False,
+    ) -> InteractionResult:
+        """One autocomplete interaction, answered or not yet (`wait=False`:
+        a burst of typing sends many before any is answered)."""
+        data = self._command_data(command, guild, user, options or {}, focused=focused)
+        return await self._interact(
             InteractionType.APPLICATION_COMMAND_AUTOCOMPLETE,
             data,
             user,
             guild,
             channel,
             locale,
-            wait=True,
+            wait=wait,
         )
-        if result.callback_type != CallbackType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT:
-            raise AssertionError(f"autocomplete answered with callback {result.callback_type}")
-        return result.choices
 
     async def click(
         self,

@@ -100,11 +100,12 @@ DEFER_AFTER_SECONDS = 1.0
 seconds, and the answer still has to be rendered and sent."""
 
 
-def budget_left(interaction: discord.Interaction[Any]) -> float:
-    """Seconds left of `DEFER_AFTER_SECONDS` since the interaction was created
-    (never more: a clock behind Discord's would otherwise lengthen it)."""
+def budget_left(interaction: discord.Interaction[Any], seconds: float | None = None) -> float:
+    """Seconds left of `seconds` (`DEFER_AFTER_SECONDS`) since the interaction
+    was created (never more: a clock behind Discord's would otherwise lengthen it)."""
+    budget = DEFER_AFTER_SECONDS if seconds is None else seconds
     age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
-    return min(DEFER_AFTER_SECONDS, max(0.0, DEFER_AFTER_SECONDS - age))
+    return min(budget, max(0.0, budget - age))
 
 
 @asynccontextmanager

@@ -20,6 +20,7 @@ from discord.ext import commands
 from paperbot.bot.cogs.subscriptions import render_mutes, to_app_choices, topic_text
 from paperbot.bot.errors import UserError
 from paperbot.bot.respond import guild_id_of, localize, reply, thinking_when_slow, translator
+from paperbot.bot.suggest import Suggestions
 from paperbot.bot.views import reader_actions as actions
 from paperbot.clock import utc_now
 from paperbot.core import similar_render as similar_texts
@@ -133,6 +134,7 @@ class Feedback(commands.Cog):
 
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
+        self._suggestions = Suggestions()
 
     # --- /similar ----------------------------------------------------------------
 
@@ -150,9 +152,10 @@ class Feedback(commands.Cog):
 
     @similar.autocomplete("paper")
     async def similar_autocomplete(
-        self, _interaction: discord.Interaction[PaperBot], current: str
+        self, interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
-        return to_app_choices(await self.bot.app.feedback.suggest_papers(current))
+        lookup = self.bot.app.feedback.suggest_papers(current)  # a search per keystroke
+        return to_app_choices(await self._suggestions.latest(interaction, lookup) or [])
 
     # --- /mute, /unmute ------------------------------------------------------------
 
@@ -212,9 +215,8 @@ class Feedback(commands.Cog):
             return []
         scope = getattr(interaction.namespace, "scope", "me")
         owner = SERVER if scope == "server" else interaction.user.id
-        return to_app_choices(
-            await self.bot.app.feedback.suggest_muted(interaction.guild_id, owner, current)
-        )
+        lookup = self.bot.app.feedback.suggest_muted(interaction.guild_id, owner, current)
+        return to_app_choices(await self._suggestions.latest(interaction, lookup) or [])
 
     @staticmethod
     def _scope_owner(interaction: discord.Interaction[PaperBot], scope: str) -> int:

@@ -19,6 +19,7 @@ from discord.ext import commands
 
 from paperbot.bot.errors import UserError
 from paperbot.bot.respond import budget_left, localize, reply, translator
+from paperbot.bot.suggest import Suggestions
 from paperbot.bot.views.paginator import NEXT, NOT_YOURS, PREVIOUS, Paginator
 from paperbot.bot.views.reader_actions import MAX_ROWS, reader_items
 from paperbot.bot.warmup import WarmUp
@@ -81,6 +82,7 @@ class Search(commands.Cog):
         self._in_flight = 0  # searches between their start and their results
         self._crowded = asyncio.Event()  # set while more than one is in flight
         self._warmup = WarmUp("search-warmup", bot.app.search.refresh)
+        self._suggestions = Suggestions()
 
     async def cog_load(self) -> None:
         # Load (or build) the index in the background, so the first /search
@@ -220,7 +222,7 @@ class Search(commands.Cog):
         self, interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
         counts: dict[str, int] = {}
-        for row in await self.bot.app.corpus.venues():
+        for row in await self._suggestions.latest(interaction, self.bot.app.corpus.venues()) or []:
             counts[row.venue] = counts.get(row.venue, 0) + row.papers
         typed = current.strip().casefold()
         template = localize(interaction, VENUE_CHOICE, venue="{venue}", count="{count}")

@@ -18,6 +18,7 @@ from discord.ext import commands
 
 from paperbot.bot.errors import UserError
 from paperbot.bot.respond import guild_id_of, localize, reply, thinking_when_slow, translator
+from paperbot.bot.suggest import Suggestions
 from paperbot.bot.warmup import WarmUp
 from paperbot.clock import utc_now
 from paperbot.core import limits
@@ -196,6 +197,7 @@ class Subscriptions(commands.Cog):
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
         self._warmup = WarmUp("topics-warmup", bot.app.topics.warm)
+        self._suggestions = Suggestions()
 
     async def cog_load(self) -> None:
         # Normalise the corpus for matching in the background, so the first
@@ -262,9 +264,8 @@ class Subscriptions(commands.Cog):
         if interaction.guild_id is None:
             return []
         service = self.bot.app.subscriptions
-        return to_app_choices(
-            await service.suggest_followed(interaction.guild_id, interaction.user.id, current)
-        )
+        lookup = service.suggest_followed(interaction.guild_id, interaction.user.id, current)
+        return to_app_choices(await self._suggestions.latest(interaction, lookup) or [])
 
     @app_commands.command(name="subscriptions", description=SUBSCRIPTIONS_DESCRIPTION)
     @app_commands.guild_only()
