@@ -18,6 +18,7 @@ TEXTS = [
     "a private-use \ue000 separator inside",
     "Café naïve ﬁne Straße",
     "MoE 路由 与 Pre-LN 方差",
+    "Re-evaluation of non-convergence, 再-evaluation",
 ]
 
 

@@ -100,6 +100,10 @@ def test_typos_are_forgiven_in_what_users_type_only(
         ("optimizers", "Optimizers Revisited", "", True),
         ("optimizers", "Shampoo Revisted", "", True),
         ("optimizers", "Shampo Revisited", "", False),  # the paper's typo
+        ("quantization", "Low-Bit Training", "", True),
+        ("quantization", "Un-Low-Bit Training", "", False),  # another word: un-low
+        ("distillation", "Re-Distillation Curves", "", False),  # re-distillation
+        ("distillation", "Self-Distillation Curves", "", True),  # self is a word
     ],
 )
 def test_vocabulary_topics_match_papers_exactly(

@@ -76,6 +76,19 @@ def collapse_whitespace(text: str) -> str:
     return " ".join(text.split())
 
 
+# A prefix that is no word of its own and makes another word of the one it
+# is hyphenated to: "re-evaluation" is no evaluation, "non-convergence" no
+# convergence. Written as one word, it is one token, as "reevaluation" is.
+# ("pre-" and "co-" are left: "pre-training" is pretraining as much as
+# "pre training" is, and the vocabulary says both.)
+_BOUND_PREFIX = re.compile(r"(?<![0-9a-z\u00c0-\u024f])(re|non|un|mis)-(?=[a-z])")
+
+
+def join_prefixes(text: str) -> str:
+    """Join a hyphenated bound prefix to its word (`re-evaluation` -> `reevaluation`)."""
+    return _BOUND_PREFIX.sub(r"\1", text) if "-" in text else text
+
+
 def title_key(title: str) -> str:
     """The identity of a paper: NFKC, case-folded, whitespace collapsed."""
     if title.isascii():
@@ -108,9 +121,11 @@ def to_simplified(text: str) -> str:
 
 
 def normalize(text: str) -> str:
-    """The searchable form: NFKC, case-folded, simplified, whitespace collapsed."""
+    """The searchable form: NFKC, case-folded, simplified, whitespace
+    collapsed, bound prefixes joined to their words."""
     folded = nfkc(strip_invisible(text)).casefold()
-    return collapse_whitespace(to_simplified(folded) if has_cjk(folded) else folded)
+    simplified = to_simplified(folded) if has_cjk(folded) else folded
+    return join_prefixes(collapse_whitespace(simplified))
 
 
 def normalize_bulk(texts: list[str], chunk: int = 1000) -> None:
@@ -132,7 +147,9 @@ def normalize_bulk(texts: list[str], chunk: int = 1000) -> None:
         if len(pieces) != len(part) or any(sep in t for t in part):
             texts[start : start + len(part)] = [normalize(t) for t in part]
         else:
-            texts[start : start + len(part)] = [collapse_whitespace(p) for p in pieces]
+            texts[start : start + len(part)] = [
+                join_prefixes(collapse_whitespace(p)) for p in pieces
+            ]
 
 
 def normalize_columns(titles: list[str], summaries: list[str]) -> tuple[list[str], list[str]]:

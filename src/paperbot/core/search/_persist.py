@@ -16,8 +16,9 @@ from paperbot.core.search._index import FieldIndex, SearchIndex
 
 # Bumped whenever the array layout or gram keys change: a persisted index
 # with another format is rebuilt instead of being misread. 3: dead entries;
-# 4: per-character document counts in the base and each segment (`_common`).
-INDEX_FORMAT = 4
+# 4: per-character document counts in the base and each segment (`_common`);
+# 5: bound prefixes joined to their words (`core.text.join_prefixes`).
+INDEX_FORMAT = 5
 
 
 def to_arrays(index: SearchIndex) -> dict[str, NDArray[Any]]:

@@ -22,14 +22,15 @@ from paperbot.core.topics._feedback import Profile
 from paperbot.core.topics._matching import TopicMatches
 from paperbot.core.topics._vocabulary import Vocabulary
 
-TOPICS_FORMAT = 5
+TOPICS_FORMAT = 6
 """Bumped whenever the arrays, the matching form or the matcher change: a
 stored corpus of another format is rebuilt instead of being misread, and its
 matches are not reused (2: pseudo-relevance feedback; 3: dead entries, and
 the watermark is (corpus version covered, max paper id); 4: each topic's
 feedback profile stored with its matches, the corpus-frequency sample by
 hash; 5: a profile from the best evidence when clear matches are too few,
-a keyword saying an alias is matched within its topic)."""
+a keyword saying an alias is matched within its topic; 6: bound prefixes
+joined to their words, `core.text.join_prefixes`)."""
 
 _SEP = "\x00"
 _NO_FIELD = FieldIndex((), Postings.empty(), Postings.empty(), ())
