@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,7 @@ async def test_results_are_public_pages_with_buttons(cog: Search, bot: MockBot) 
 async def test_cold_index_defers_first(cog: Search, bot: MockBot) -> None:
     interaction = MockInteraction(client=bot)
     await run(cog, interaction, "speculative decoding")
-    interaction.response.defer.assert_awaited_once_with(thinking=True)
+    interaction.response.defer.assert_awaited_once_with(ephemeral=False, thinking=True)
     kwargs = sent(interaction)
     assert interaction.followup.send.await_count == 1
     assert "Speculative" in kwargs["embeds"][0].title
@@ -240,3 +241,25 @@ async def test_only_the_shown_page_is_highlighted(
     pages = ResultPages(eager.query, items, total=eager.total, page_size=5)
     assert second.embeds == pages[1].embeds
     assert view.pages[0].embeds == pages[0].embeds
+
+
+async def test_a_reader_who_voted_gets_their_order_after_saying_thinking(
+    cog: Search, bot: MockBot
+) -> None:
+    """Reordering by the reader's votes may build the picking arrays first
+    (seconds on a large corpus): the search says "thinking…" at once, and
+    the paper they voted 👎 comes after the others."""
+    await bot.app.search.refresh()
+    first = MockInteraction(client=bot)
+    await run(cog, first, "diffusion")
+    first.response.defer.assert_not_awaited()  # no votes: as ranked, answered directly
+    ranked = [e.title for e in sent(first)["embeds"]]
+    top = (await bot.app.search.search("diffusion", limit=1)).hits[0].paper
+    assert ranked[0] == top.title
+    user = first.user
+    await bot.app.feedback.vote(first.guild_id, user.id, top.id, -1, datetime.now(UTC))
+    again = MockInteraction(client=bot, user=user, guild=first.guild)
+    await run(cog, again, "diffusion")
+    again.response.defer.assert_awaited_once_with(ephemeral=False, thinking=True)
+    reordered = [e.title for e in sent(again)["embeds"]]
+    assert reordered[0] != top.title

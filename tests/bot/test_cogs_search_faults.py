@@ -56,7 +56,7 @@ async def test_a_search_arriving_while_another_decides_defers_at_once(
     for _ in range(5):
         await asyncio.sleep(0)
     # The second search acknowledged without waiting on the busy database.
-    second.response.defer.assert_awaited_once_with(thinking=True)
+    second.response.defer.assert_awaited_once_with(ephemeral=False, thinking=True)
     database_busy.set()
     await asyncio.gather(one, two)
     assert second.followup.send.await_count == 1
@@ -88,8 +88,8 @@ async def test_a_search_waiting_for_its_answer_defers_when_others_arrive(
     for _ in range(5):
         await asyncio.sleep(0)
     # Both acknowledged at once, well within the one-second budget.
-    first.response.defer.assert_awaited_once_with(thinking=True)
-    second.response.defer.assert_awaited_once_with(thinking=True)
+    first.response.defer.assert_awaited_once_with(ephemeral=False, thinking=True)
+    second.response.defer.assert_awaited_once_with(ephemeral=False, thinking=True)
     database_busy.set()
     await asyncio.gather(one, two)
     assert first.followup.send.await_count == second.followup.send.await_count == 1

@@ -188,6 +188,25 @@ async def test_thinking_when_slow_defers_as_the_answer_will_be_seen(
     interaction.response.defer.assert_awaited_once_with(ephemeral=ephemeral, thinking=True)
 
 
+@pytest.mark.parametrize("work", [0.0, 0.05])
+async def test_now_defers_at_once_within_the_budget(
+    monkeypatch: pytest.MonkeyPatch, work: float
+) -> None:
+    """A block that knows its answer will be late (searches queued ahead, an
+    index to build) says "thinking…" without waiting out the budget; asked
+    for just before the block ends, the deferral still goes out before the
+    answer."""
+    monkeypatch.setattr(respond, "DEFER_AFTER_SECONDS", 60.0)
+    interaction = MockInteraction()
+    async with respond.thinking_when_slow(interaction) as thinking:
+        await asyncio.sleep(work)
+        thinking.now()
+        thinking.now()  # asking twice defers once
+    interaction.response.defer.assert_awaited_once_with(ephemeral=True, thinking=True)
+    await respond.reply(interaction, "answer")
+    interaction.followup.send.assert_awaited_once()
+
+
 async def test_a_deferral_being_sent_when_the_block_ends_is_finished_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -13,7 +13,8 @@
   command's first answer: says "thinking…" when that work is not done one
   second (`DEFER_AFTER_SECONDS`) after Discord created the interaction
   (`updating=True` for a button that will change its own message, which
-  `update_message` then does either way).
+  `update_message` then does either way). The block may call `now()` on
+  what it gets to say "thinking…" at once, when it knows the answer is late.
 
 Translations come from the tree's `CatalogTranslator`: the `ZH_CN` catalogs
 of the loaded cogs (see `bot.translator`).
@@ -22,6 +23,7 @@ of the loaded cogs (see `bot.translator`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -111,25 +113,27 @@ def budget_left(interaction: discord.Interaction[Any], seconds: float | None = N
 @asynccontextmanager
 async def thinking_when_slow(
     interaction: discord.Interaction[Any], *, ephemeral: bool = True, updating: bool = False
-) -> AsyncIterator[None]:
+) -> AsyncIterator[Deferral]:
     """Defer ("thinking…", `ephemeral` like the answer to come; for `updating`,
     a button's quiet "the message will change") if the block is still running
-    when `budget_left` runs out.
+    when `budget_left` runs out, or at once when the block calls the
+    `Deferral`'s `now()` (it knows the answer will be late).
 
     A burst of commands waits on the database's one connection in turn, so
     any awaited service call may be late. The block must not answer itself:
     then the deferral can never race an answer. After it, `reply` answers
     either way (as a follow-up when deferred).
     """
-    deferral = _Deferral(interaction, ephemeral=ephemeral, updating=updating)
+    deferral = Deferral(interaction, ephemeral=ephemeral, updating=updating)
     try:
-        yield
+        yield deferral
     finally:
         await deferral.settle()
 
 
-class _Deferral:
-    """A deferral sent when the budget runs out, unless settled first."""
+class Deferral:
+    """A deferral sent when the budget runs out or `now()` is called,
+    unless settled first."""
 
     def __init__(
         self, interaction: discord.Interaction[Any], *, ephemeral: bool, updating: bool
@@ -137,11 +141,18 @@ class _Deferral:
         self._interaction = interaction
         self._ephemeral = ephemeral
         self._updating = updating
+        self._due = asyncio.Event()
         self._sending = False
         self._task = asyncio.ensure_future(self._defer_when_due(budget_left(interaction)))
 
+    def now(self) -> None:
+        """Say "thinking…" at once, not when the budget runs out: the answer will be late."""
+        self._due.set()
+
     async def _defer_when_due(self, delay: float) -> None:
-        await asyncio.sleep(delay)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(delay):
+                await self._due.wait()
         if self._interaction.response.is_done():
             return
         self._sending = True
@@ -151,9 +162,10 @@ class _Deferral:
             await self._interaction.response.defer(ephemeral=self._ephemeral, thinking=True)
 
     async def settle(self) -> None:
-        """Cancel a deferral still waiting; wait for one being sent (its
-        failure is the command's, as a deferral the command sent would be)."""
-        if self._sending or self._task.done():
+        """Cancel a deferral still waiting; wait for one being sent or asked
+        for by `now()` (its failure is the command's, as a deferral the
+        command sent would be)."""
+        if self._sending or self._due.is_set() or self._task.done():
             await self._task
         else:
             self._task.cancel()

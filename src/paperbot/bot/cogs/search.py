@@ -8,17 +8,16 @@ with the query and "nothing found" are ephemeral. Rendering is pure
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from paperbot.bot.errors import UserError
-from paperbot.bot.respond import budget_left, localize, reply, translator
+from paperbot.bot.respond import Deferral, localize, reply, thinking_when_slow, translator
 from paperbot.bot.suggest import Suggestions
 from paperbot.bot.views.paginator import NEXT, NOT_YOURS, PREVIOUS, Paginator
 from paperbot.bot.views.reader_actions import MAX_ROWS, reader_items
@@ -79,8 +78,7 @@ def _cooldown(interaction: discord.Interaction[PaperBot]) -> app_commands.Cooldo
 class Search(commands.Cog):
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
-        self._in_flight = 0  # searches between their start and their results
-        self._crowded = asyncio.Event()  # set while more than one is in flight
+        self._waiting: set[Deferral] = set()  # searches not yet given their results
         self._warmup = WarmUp("search-warmup", bot.app.search.refresh)
         self._suggestions = Suggestions()
 
@@ -109,14 +107,15 @@ class Search(commands.Cog):
         precheck = parse_query(query, venue=venue, year=year, max_length=settings.max_query_length)
         if precheck.problem is not None:
             raise UserError(render.query_problem(precheck.problem, settings.max_query_length, tr))
-        result = await self._searched(interaction, query, venue, year)
+        async with thinking_when_slow(interaction, ephemeral=False) as thinking:
+            result = await self._searched(thinking, query, venue, year)
+            hits = await self._personal_order(interaction, thinking, result.hits)
         if result.problem is not None:
             raise UserError(render.query_problem(result.problem, settings.max_query_length, tr))
-        if not result.hits:
+        if not hits:
             message = render.nothing_found(result.query, result.suggestions, tr)
             await reply(interaction, message)
             return
-        hits = await self._personal_order(interaction, result.hits)
         items = _result_items(hits)
         pages = render.ResultPages(
             result.query,
@@ -136,69 +135,39 @@ class Search(commands.Cog):
         ).start(interaction)
 
     async def _searched(
-        self,
-        interaction: discord.Interaction[PaperBot],
-        query: str,
-        venue: str | None,
-        year: int | None,
+        self, thinking: Deferral, query: str, venue: str | None, year: int | None
     ) -> SearchResult:
-        """The search's result, the interaction deferred first when the
-        answer may come late."""
+        """The search's result, with "thinking…" said at once when the answer
+        will come late: searches arriving together (the database's one
+        connection serves their queries in turn), or a cold or stale index
+        (seconds to load or build)."""
         service = self.bot.app.search
         page_size = service.settings.page_size
-        # Discord's 3 seconds run from the interaction's creation, and a burst
-        # reaches this handler late: the budget is what is left of them.
-        by = asyncio.get_running_loop().time() + budget_left(interaction)
-        # Count this search before the first await: searches arriving together
-        # must see each other, or each would wait on the database to decide.
-        others = self._in_flight
-        self._in_flight += 1
-        if others:
-            self._crowded.set()
-        # Only the first page's highlight is worked out now; later pages'
-        # when the searcher turns to them (see `_result_items`).
-        searching = asyncio.ensure_future(
-            service.search(
+        # Before the first await: searches arriving together must see each
+        # other, or each would wait on the database to decide. A search
+        # still waiting defers as one arrives: the newcomer's work on the
+        # loop would delay its deferral past the budget.
+        for waiting in self._waiting:
+            waiting.now()
+        if self._waiting:
+            thinking.now()
+        self._waiting.add(thinking)
+        try:
+            if not await service.is_current():
+                thinking.now()
+            # Only the first page's highlight is worked out now; later pages'
+            # when the searcher turns to them (see `_result_items`).
+            return await service.search(
                 query, venue=venue, year=year, limit=page_size * MAX_PAGES, highlight=page_size
             )
-        )
-        try:
-            # Say "thinking" first when the answer may come late: searches
-            # arriving together (the database's one connection serves their
-            # queries in turn), or a cold, stale or slow index.
-            if others or not await self._answered_by(searching, by):
-                await interaction.response.defer(thinking=True)
-            result = await searching
-            if self._in_flight > 1 and not interaction.response.is_done():
-                # Searches arrived meanwhile: their deferrals go out before
-                # this one's whole answer would, so this one defers as they do.
-                await interaction.response.defer(thinking=True)
         finally:
-            searching.cancel()  # when deferring failed; a finished task ignores it
-            self._in_flight -= 1
-            if self._in_flight <= 1:
-                self._crowded.clear()
-        return result
-
-    async def _answered_by(self, searching: asyncio.Future[SearchResult], by: float) -> bool:
-        """Whether the index is current (a cold or stale one takes seconds to
-        load or build) and `searching` done by the loop time `by`, before other
-        searches arrive (their work on the loop would delay this one's
-        deferral past the budget)."""
-        deciding = asyncio.ensure_future(self.bot.app.search.is_current())
-        crowd = asyncio.ensure_future(self._crowded.wait())
-        try:
-            return (
-                await _within(deciding, by, crowd)
-                and deciding.result()
-                and await _within(searching, by, crowd)
-            )
-        finally:
-            deciding.cancel()
-            crowd.cancel()
+            self._waiting.discard(thinking)
 
     async def _personal_order(
-        self, interaction: discord.Interaction[PaperBot], hits: Sequence[SearchHit]
+        self,
+        interaction: discord.Interaction[PaperBot],
+        thinking: Deferral,
+        hits: Sequence[SearchHit],
     ) -> Sequence[SearchHit]:
         """The hits reordered by the reader's 👍/👎 profile (`search.personal_order`),
         when they voted here; otherwise as ranked."""
@@ -208,9 +177,7 @@ class Search(commands.Cog):
             return hits
         if not await app.feedback.has_votes(guild_id, interaction.user.id):
             return hits
-        if not interaction.response.is_done():
-            # The picking arrays may need building (seconds on a large corpus).
-            await interaction.response.defer(thinking=True)
+        thinking.now()  # the picking arrays may need building (seconds on a large corpus)
         corpus = await app.digest.corpus_arrays()
         order = await app.feedback.personal_order(
             guild_id, interaction.user.id, corpus, [h.paper.id for h in hits]
@@ -238,15 +205,6 @@ class Search(commands.Cog):
 
 # Pages a search can be turned through (page_size results each).
 MAX_PAGES = 10
-
-
-async def _within(task: asyncio.Future[Any], by: float, unless: asyncio.Future[Any]) -> bool:
-    """Whether `task` is done by the loop time `by`, or when `unless` is done
-    first (`task` goes on either way)."""
-    remaining = by - asyncio.get_running_loop().time()
-    if not task.done() and not unless.done() and remaining > 0:
-        await asyncio.wait({task, unless}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
-    return task.done()
 
 
 def _result_items(hits: Sequence[SearchHit]) -> LazySequence[ResultItem]:
