@@ -55,6 +55,8 @@ DEFERRED_UPDATE = CallbackType.DEFERRED_UPDATE_MESSAGE
 UPDATE = CallbackType.UPDATE_MESSAGE
 AUTOCOMPLETE = CallbackType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT
 MODAL = CallbackType.MODAL
+BACKLOG = 1024
+"""Connections the fake accepts waiting at once (see `start`)."""
 
 __all__ = [
     "ACK_DEADLINE",
@@ -90,7 +92,12 @@ class FakeDiscord(InteractionsMixin, DmsMixin):
         app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._rest)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        # Discord's edge takes any number of connections at once. A burst's
+        # concurrent requests open as many connections, and past
+        # aiohttp's default backlog of 128 the kernel dropped their SYNs
+        # (its ListenOverflows count grew by ~17 per 200-search burst), which
+        # TCP retries only a second later: the fake's delay, not the bot's.
+        site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=BACKLOG)
         await site.start()
         # The ephemeral port the OS picked: (host, port) of the one listening socket.
         self.port = int(self._runner.addresses[0][1])
