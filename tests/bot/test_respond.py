@@ -189,22 +189,46 @@ async def test_thinking_when_slow_defers_as_the_answer_will_be_seen(
 
 
 @pytest.mark.parametrize("work", [0.0, 0.05])
-async def test_now_defers_at_once_within_the_budget(
+async def test_now_defers_before_the_work_that_makes_the_answer_late(
     monkeypatch: pytest.MonkeyPatch, work: float
 ) -> None:
     """A block that knows its answer will be late (searches queued ahead, an
-    index to build) says "thinking…" without waiting out the budget; asked
-    for just before the block ends, the deferral still goes out before the
-    answer."""
+    index to build) says "thinking…" without waiting out the budget, and
+    before that work holds the loop."""
     monkeypatch.setattr(respond, "DEFER_AFTER_SECONDS", 60.0)
     interaction = MockInteraction()
     async with respond.thinking_when_slow(interaction) as thinking:
         await asyncio.sleep(work)
-        thinking.now()
-        thinking.now()  # asking twice defers once
-    interaction.response.defer.assert_awaited_once_with(ephemeral=True, thinking=True)
+        await thinking.now()
+        interaction.response.defer.assert_awaited_once_with(ephemeral=True, thinking=True)
+        await thinking.now()  # asking twice defers once
+    interaction.response.defer.assert_awaited_once()
     await respond.reply(interaction, "answer")
     interaction.followup.send.assert_awaited_once()
+
+
+async def test_hurry_defers_another_interaction_at_the_next_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A search arriving hurries the deferral of one still waiting for its
+    answer: its work on the loop would otherwise delay that deferral."""
+    monkeypatch.setattr(respond, "DEFER_AFTER_SECONDS", 60.0)
+    waiting = MockInteraction()
+    answer = asyncio.Event()
+
+    async def waits_for_its_answer() -> None:
+        async with respond.thinking_when_slow(waiting) as thinking:
+            hurried.set_result(thinking)
+            await answer.wait()
+
+    hurried: asyncio.Future[respond.Deferral] = asyncio.get_running_loop().create_future()
+    running = asyncio.ensure_future(waits_for_its_answer())
+    (await hurried).hurry()
+    await asyncio.sleep(0.01)
+    waiting.response.defer.assert_awaited_once_with(ephemeral=True, thinking=True)
+    answer.set()
+    await running
+    waiting.response.defer.assert_awaited_once()
 
 
 async def test_a_deferral_being_sent_when_the_block_ends_is_finished_first(

@@ -13,7 +13,7 @@
   command's first answer: says "thinking…" when that work is not done one
   second (`DEFER_AFTER_SECONDS`) after Discord created the interaction
   (`updating=True` for a button that will change its own message, which
-  `update_message` then does either way). The block may call `now()` on
+  `update_message` then does either way). The block may await `now()` on
   what it gets to say "thinking…" at once, when it knows the answer is late.
 
 Translations come from the tree's `CatalogTranslator`: the `ZH_CN` catalogs
@@ -23,7 +23,6 @@ of the loaded cogs (see `bot.translator`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -116,7 +115,7 @@ async def thinking_when_slow(
 ) -> AsyncIterator[Deferral]:
     """Defer ("thinking…", `ephemeral` like the answer to come; for `updating`,
     a button's quiet "the message will change") if the block is still running
-    when `budget_left` runs out, or at once when the block calls the
+    when `budget_left` runs out, or at once when the block awaits the
     `Deferral`'s `now()` (it knows the answer will be late).
 
     A burst of commands waits on the database's one connection in turn, so
@@ -132,8 +131,8 @@ async def thinking_when_slow(
 
 
 class Deferral:
-    """A deferral sent when the budget runs out or `now()` is called,
-    unless settled first."""
+    """A deferral sent when the budget runs out (a timer, not a task: most
+    commands answer in time), or at once when asked, unless settled first."""
 
     def __init__(
         self, interaction: discord.Interaction[Any], *, ephemeral: bool, updating: bool
@@ -141,31 +140,43 @@ class Deferral:
         self._interaction = interaction
         self._ephemeral = ephemeral
         self._updating = updating
-        self._due = asyncio.Event()
-        self._sending = False
-        self._task = asyncio.ensure_future(self._defer_when_due(budget_left(interaction)))
+        self._sending: asyncio.Future[None] | None = None
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(budget_left(interaction), self.hurry)
 
-    def now(self) -> None:
-        """Say "thinking…" at once, not when the budget runs out: the answer will be late."""
-        self._due.set()
+    async def now(self) -> None:
+        """Say "thinking…" now, in the caller's task, before work that will
+        make the answer late (it would hold the loop, and with it a deferral
+        left to another task)."""
+        self._timer.cancel()
+        if self._sending is not None:
+            await self._sending  # already on its way
+            return
+        self._sending = sent = asyncio.get_running_loop().create_future()
+        try:
+            await self._send()
+        finally:
+            sent.set_result(None)  # its failure is raised here, once
 
-    async def _defer_when_due(self, delay: float) -> None:
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(delay):
-                await self._due.wait()
+    def hurry(self) -> None:
+        """Send the deferral from a task of its own, at the loop's next turn:
+        when the budget runs out, or for another task's interaction whose
+        answer this task's work will delay."""
+        self._timer.cancel()
+        if self._sending is None:
+            self._sending = asyncio.ensure_future(self._send())
+
+    async def _send(self) -> None:
         if self._interaction.response.is_done():
             return
-        self._sending = True
         if self._updating:
             await self._interaction.response.defer()
         else:
             await self._interaction.response.defer(ephemeral=self._ephemeral, thinking=True)
 
     async def settle(self) -> None:
-        """Cancel a deferral still waiting; wait for one being sent or asked
-        for by `now()` (its failure is the command's, as a deferral the
-        command sent would be)."""
-        if self._sending or self._due.is_set() or self._task.done():
-            await self._task
-        else:
-            self._task.cancel()
+        """Cancel a deferral still waiting; wait for one on its way (its
+        failure is the command's, as a deferral the command sent would be)."""
+        self._timer.cancel()
+        if self._sending is not None:
+            await self._sending

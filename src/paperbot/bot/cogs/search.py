@@ -9,7 +9,8 @@ with the query and "nothing found" are ephemeral. Rendering is pure
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 import discord
@@ -107,7 +108,10 @@ class Search(commands.Cog):
         precheck = parse_query(query, venue=venue, year=year, max_length=settings.max_query_length)
         if precheck.problem is not None:
             raise UserError(render.query_problem(precheck.problem, settings.max_query_length, tr))
-        async with thinking_when_slow(interaction, ephemeral=False) as thinking:
+        async with (
+            thinking_when_slow(interaction, ephemeral=False) as thinking,
+            self._in_line(thinking),
+        ):
             result = await self._searched(thinking, query, venue, year)
             hits = await self._personal_order(interaction, thinking, result.hits)
         if result.problem is not None:
@@ -134,34 +138,39 @@ class Search(commands.Cog):
             page_items=lambda page: reader_items(page, MAX_ROWS - nav, first_row=nav),
         ).start(interaction)
 
+    @asynccontextmanager
+    async def _in_line(self, thinking: Deferral) -> AsyncIterator[None]:
+        """Around a search's work toward its answer: searches arriving
+        together say "thinking…" at once (the database's one connection
+        serves their queries in turn), and each arrival hurries the deferral
+        of those still working (its work on the loop would delay them)."""
+        # Before the first await: searches arriving together must see each
+        # other, or each would wait on the database to decide.
+        for waiting in self._waiting:
+            waiting.hurry()
+        crowded = bool(self._waiting)
+        self._waiting.add(thinking)
+        try:
+            if crowded:
+                await thinking.now()
+            yield
+        finally:
+            self._waiting.discard(thinking)
+
     async def _searched(
         self, thinking: Deferral, query: str, venue: str | None, year: int | None
     ) -> SearchResult:
-        """The search's result, with "thinking…" said at once when the answer
-        will come late: searches arriving together (the database's one
-        connection serves their queries in turn), or a cold or stale index
-        (seconds to load or build)."""
+        """The search's result, with "thinking…" said first when the index
+        is cold or stale (seconds to load or build)."""
         service = self.bot.app.search
         page_size = service.settings.page_size
-        # Before the first await: searches arriving together must see each
-        # other, or each would wait on the database to decide. A search
-        # still waiting defers as one arrives: the newcomer's work on the
-        # loop would delay its deferral past the budget.
-        for waiting in self._waiting:
-            waiting.now()
-        if self._waiting:
-            thinking.now()
-        self._waiting.add(thinking)
-        try:
-            if not await service.is_current():
-                thinking.now()
-            # Only the first page's highlight is worked out now; later pages'
-            # when the searcher turns to them (see `_result_items`).
-            return await service.search(
-                query, venue=venue, year=year, limit=page_size * MAX_PAGES, highlight=page_size
-            )
-        finally:
-            self._waiting.discard(thinking)
+        if not await service.is_current():
+            await thinking.now()
+        # Only the first page's highlight is worked out now; later pages'
+        # when the searcher turns to them (see `_result_items`).
+        return await service.search(
+            query, venue=venue, year=year, limit=page_size * MAX_PAGES, highlight=page_size
+        )
 
     async def _personal_order(
         self,
@@ -177,7 +186,7 @@ class Search(commands.Cog):
             return hits
         if not await app.feedback.has_votes(guild_id, interaction.user.id):
             return hits
-        thinking.now()  # the picking arrays may need building (seconds on a large corpus)
+        await thinking.now()  # the picking arrays may need building (seconds on a large corpus)
         corpus = await app.digest.corpus_arrays()
         order = await app.feedback.personal_order(
             guild_id, interaction.user.id, corpus, [h.paper.id for h in hits]
