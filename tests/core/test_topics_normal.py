@@ -69,6 +69,7 @@ TEXTS = [
     "Optimisation studies: models, analyses and classes",
     "数据混合与去重 dedup ＱＬｏＲＡ 65B",
     "The Studies of studies 研究 studies",
+    "Re-evaluation of non-convergence in  pre-training\n",
 ]
 
 
@@ -90,6 +91,12 @@ def test_documents_in_batches_equal_each_text_keyed_alone(
     ]
     assert got == [document(t, normal) for t in texts]
     assert keys.latin == {w for doc in got for w in doc.split() if w[0] <= LATIN_LAST}
+
+
+def test_documents_of_raw_texts_leave_the_given_list_as_it_was() -> None:
+    texts = list(TEXTS)
+    Documents().of(texts)
+    assert texts == TEXTS
 
 
 def test_documents_of_texts_not_in_normal_form_are_keyed_one_at_a_time() -> None:

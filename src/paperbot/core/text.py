@@ -125,7 +125,7 @@ def normalize(text: str) -> str:
     collapsed, bound prefixes joined to their words."""
     folded = nfkc(strip_invisible(text)).casefold()
     simplified = to_simplified(folded) if has_cjk(folded) else folded
-    return join_prefixes(collapse_whitespace(simplified))
+    return collapse_whitespace(join_prefixes(simplified))
 
 
 def normalize_bulk(texts: list[str], chunk: int = 1000) -> None:
@@ -142,14 +142,14 @@ def normalize_bulk(texts: list[str], chunk: int = 1000) -> None:
         joined = nfkc(strip_invisible(sep.join(part))).casefold()
         if has_cjk(joined):
             joined = to_simplified.__wrapped__(joined)
-        pieces = joined.split(sep)
+        # Once per chunk, not per text: the separator is no word character
+        # and no whitespace, so each piece joins as it would alone.
+        pieces = join_prefixes(joined).split(sep)
         del joined
         if len(pieces) != len(part) or any(sep in t for t in part):
             texts[start : start + len(part)] = [normalize(t) for t in part]
         else:
-            texts[start : start + len(part)] = [
-                join_prefixes(collapse_whitespace(p)) for p in pieces
-            ]
+            texts[start : start + len(part)] = list(map(collapse_whitespace, pieces))
 
 
 def normalize_columns(titles: list[str], summaries: list[str]) -> tuple[list[str], list[str]]:

@@ -79,7 +79,7 @@ def _cooldown(interaction: discord.Interaction[PaperBot]) -> app_commands.Cooldo
 class Search(commands.Cog):
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
-        self._waiting: set[Deferral] = set()  # searches not yet given their results
+        self._waiting: set[Deferral] = set()  # searches still working toward their answers
         self._warmup = WarmUp("search-warmup", bot.app.search.refresh)
         self._suggestions = Suggestions()
 

@@ -16,6 +16,7 @@ from paperbot.core.text import (
     latin_words,
     line_tokens,
     normalize,
+    normalize_bulk,
     tokens,
 )
 
@@ -72,7 +73,8 @@ class Documents:
     def of(self, texts: list[str], normal: bool = False) -> list[str]:
         """`document(text, normal)` of each text."""
         if not normal:
-            texts = [normalize(text) for text in texts]
+            texts = list(texts)
+            normalize_bulk(texts)
         lines = "\n".join(texts)
         if lines.count("\n") != len(texts) - 1:  # not in normal form: one at a time
             return [document(text, True) for text in texts]
