@@ -9,8 +9,12 @@ import pytest
 from numpy.typing import NDArray
 
 from paperbot.core.search import (
+    Term,
     parse_query,
     rank,
+    stage1_scores,
+    term_scores,
+    term_weight,
     top_candidates,
 )
 from tests.support.search import fast_and_plain_scores, real_index
@@ -57,6 +61,32 @@ EXPANSIONS = {
 def test_fast_scores_equal_rerank_one(query: str) -> None:
     fast, plain = fast_and_plain_scores(query, EXPANSIONS, VENUES)
     assert fast == plain
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "data selection for language models",
+        "how do I make pretraining data less redundant?",
+        "mixture of experts 路由",
+        "RoPE 单头 外推",
+        "熵",
+        "zzzz qqqq",
+    ],
+)
+def test_stage1_sums_postings_as_the_terms_own_scores_do(query: str) -> None:
+    """Stage 1 sums every plain term's postings in one pass; it must equal
+    the weighted mean of each term's own scores (`term_scores`)."""
+    index = real_index()
+    terms = parse_query(query, venues=VENUES, expansions=EXPANSIONS).terms
+    # Each term once with aliases (the dense path) and once without (the summed one).
+    for chosen in (terms, [Term(t.text) for t in terms]):
+        got, weights = stage1_scores(index, chosen)
+        per_term = [term_scores(index, t) for t in chosen]
+        assert weights == [term_weight(t, s.weight) for t, s in zip(chosen, per_term, strict=True)]
+        expected = sum(w * s.scores for w, s in zip(weights, per_term, strict=True)) / sum(weights)
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
+        assert got.any() == (query != "zzzz qqqq")
 
 
 @pytest.mark.parametrize(("query", "highlight"), [("speculative decoding", 2), ("QLoRA", 0)])

@@ -276,10 +276,12 @@ class NearWords:
 
     def strength(self, i: int, field: FieldText) -> float:
         """`latin_near(word, field)` for the i-th field of the set."""
-        if len(self.word) < 4 or not field.words:
-            return 0.0
+        # Most words of a long query are near no candidate's word (`_scores`
+        # empty) and in no field as a piece: answered without reading the field.
         if i in self._pieces and field.has_piece(self.word):
             return _piece_strength(self.word, field)
+        if not self._scores:
+            return 0.0
         words = field.words
         best = max((s for w, s in self._scores.items() if w in words), default=None)
         return FUZZY * best / 100 if best is not None else 0.0

@@ -80,34 +80,18 @@ def stage1_scores(
     n = index.size
     weights: list[float] = []
     dense: list[tuple[float, NDArray[np.float64]]] = []
-    docs: list[NDArray[np.int32]] = []
-    shares: list[NDArray[np.float64]] = []
+    sparse: list[tuple[float, Postings]] = []
     for term in terms:
-        if term.alternatives:
-            found = term_scores(index, term)
-            weight = term_weight(term, found.weight)
+        found = term_scores(index, term) if term.alternatives else _text_postings(index, term.text)
+        weight = term_weight(term, found.weight)
+        if isinstance(found, TermScores):
             dense.append((weight, found.scores))
-            weights.append(weight)
-            continue
-        postings = _text_postings(index, term.text)
-        if isinstance(postings, TermScores):
-            weight = term_weight(term, postings.weight)
-            dense.append((weight, postings.scores))
-            weights.append(weight)
-            continue
-        weight, parts = term_weight(term, postings[0]), postings[1]
-        for part_docs, part_shares in parts:
-            docs.append(part_docs)
-            shares.append(part_shares * weight)
+        else:
+            sparse.append((weight, found))
         weights.append(weight)
     # Dividing by the weight sum up front spares two passes over n papers.
     scale = 1.0 / sum(weights) if weights else 1.0
-    if docs:
-        total = np.bincount(
-            np.concatenate(docs), weights=np.concatenate(shares) * scale, minlength=n
-        ).astype(np.float64, copy=False)
-    else:
-        total = np.zeros(n, dtype=np.float64)
+    total = Postings.merged([(p, w * scale) for w, p in sparse]).scores(n)
     for weight, scores in dense:
         total += (weight * scale) * scores
     return total, weights
@@ -127,29 +111,46 @@ def term_weight(term: Term, idf: float) -> float:
     return max(weight, MIN_TERM_WEIGHT)
 
 
+@dataclass(frozen=True, slots=True)
+class Postings:
+    """A term's stage 1 before it is summed: the posting lists of its grams
+    (views into the index, not copied) with each gram's share, and the
+    term's weight (mean IDF). Copied once, when summed (`scores`): at 100k
+    papers a question's postings run to some 500k entries."""
+
+    lists: tuple[NDArray[np.int32], ...]
+    shares: NDArray[np.float64]
+    weight: float = 1.0
+
+    @staticmethod
+    def merged(scaled: Sequence[tuple[Postings, float]]) -> Postings:
+        """Several terms' postings as one, each gram's share times its scale."""
+        lists = tuple(lst for p, _ in scaled for lst in p.lists)
+        parts = [p.shares * scale for p, scale in scaled]
+        shares = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float64)
+        return Postings(lists, shares)
+
+    def scores(self, n: int) -> NDArray[np.float64]:
+        """Per paper the sum of the shares of the grams it holds."""
+        if not self.lists:
+            return np.zeros(n, dtype=np.float64)
+        lengths = [len(lst) for lst in self.lists]
+        return np.bincount(
+            np.concatenate(self.lists), weights=np.repeat(self.shares, lengths), minlength=n
+        ).astype(np.float64, copy=False)
+
+
 def _text_scores(index: SearchIndex, text: str) -> TermScores:
     """Stage 1 of one term or alias (an alias may hold several words)."""
     postings = _text_postings(index, text)
     if isinstance(postings, TermScores):
         return postings
-    weight, parts = postings
-    n = index.size
-    if not parts:
-        return TermScores(np.zeros(n, dtype=np.float64), weight)
-    scores = np.bincount(
-        np.concatenate([d for d, _ in parts]),
-        weights=np.concatenate([w for _, w in parts]),
-        minlength=n,
-    ).astype(np.float64, copy=False)
-    return TermScores(scores, weight)
+    return TermScores(postings.scores(index.size), postings.weight)
 
 
-_Postings = tuple[float, list[tuple[NDArray[np.int32], NDArray[np.float64]]]]
-
-
-def _text_postings(index: SearchIndex, text: str) -> _Postings | TermScores:
-    """A term's stage 1 as (weight, [(papers, share per posting)]), already
-    scaled by field weight, or dense scores for a common single character."""
+def _text_postings(index: SearchIndex, text: str) -> Postings | TermScores:
+    """A term's stage 1 as postings with their shares, already scaled by
+    field weight, or dense scores for a common single character."""
     n = index.size
     toks = tokens(normalize(text))
     if len(toks) == 1 and len(toks[0]) == 1 and is_cjk_char(ord(toks[0])):
@@ -158,7 +159,7 @@ def _text_postings(index: SearchIndex, text: str) -> _Postings | TermScores:
             return _scan_char(index, toks[0])
     grams = [g for tok in toks for g in term_grams(tok)]
     if not grams or n == 0:
-        return 1.0, []
+        return Postings((), np.zeros(0, dtype=np.float64))
     keys = np.array([k for k, _ in grams], dtype=np.int64)
     shares = np.array([s for _, s in grams], dtype=np.float64)
     positions = [(field, field.lookup(keys)) for field in (index.title, index.summary)]
@@ -166,14 +167,14 @@ def _text_postings(index: SearchIndex, text: str) -> _Postings | TermScores:
     for field, pos in positions:
         df_both[pos >= 0] += field.df(pos[pos >= 0])
     weight = max(float(np.log1p(n / np.maximum(df_both, 1)).mean()), 0.1)
-    parts = []
-    for (field, pos), field_weight in zip(
-        positions, (SEARCH_TITLE_WEIGHT, SEARCH_SUMMARY_WEIGHT), strict=True
-    ):
-        part = _field_postings(field, pos, shares, n)
-        if part is not None:
-            parts.append((part[0], part[1] * field_weight))
-    return weight, parts
+    parts = [
+        (_field_postings(field, pos, shares, n), field_weight)
+        for (field, pos), field_weight in zip(
+            positions, (SEARCH_TITLE_WEIGHT, SEARCH_SUMMARY_WEIGHT), strict=True
+        )
+    ]
+    found = Postings.merged([(p, w) for p, w in parts if p is not None])
+    return Postings(found.lists, found.shares, weight)
 
 
 def _scan_char(index: SearchIndex, char: str) -> TermScores:
@@ -190,16 +191,14 @@ def field_scores(
     field: FieldIndex, pos: NDArray[np.int64], shares: NDArray[np.float64], n: int
 ) -> NDArray[np.float64] | None:
     """Per paper, the IDF-weighted share of the grams found in this field."""
-    part = _field_postings(field, pos, shares, n)
-    if part is None:
-        return None
-    return np.bincount(part[0], weights=part[1], minlength=n).astype(np.float64, copy=False)
+    found = _field_postings(field, pos, shares, n)
+    return None if found is None else found.scores(n)
 
 
 def _field_postings(
     field: FieldIndex, pos: NDArray[np.int64], shares: NDArray[np.float64], n: int
-) -> tuple[NDArray[np.int32], NDArray[np.float64]] | None:
-    """The postings of the found grams, each with its gram's IDF-weighted share."""
+) -> Postings | None:
+    """The posting lists of the found grams, each with its gram's IDF-weighted share."""
     found = pos >= 0
     if not found.any():
         return None
@@ -215,10 +214,10 @@ def _field_postings(
     else:
         usable = found
         total = weight.sum()
-    starts = field.indptr[pos[usable]]
-    ends = field.indptr[pos[usable] + 1]
-    docs = np.concatenate([field.docs[s:e] for s, e in zip(starts, ends, strict=True)])
-    return docs, np.repeat(weight[usable] / total, ends - starts)
+    starts = field.indptr[pos[usable]].tolist()
+    ends = field.indptr[pos[usable] + 1].tolist()
+    lists = tuple(field.docs[s:e] for s, e in zip(starts, ends, strict=True))
+    return Postings(lists, weight[usable] / total)
 
 
 def top_candidates(

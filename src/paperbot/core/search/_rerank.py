@@ -273,15 +273,17 @@ def _credit_joined_pairs_fast(
         joined = a + b
         title_word = _has_word(index.title, cands, joined).tolist()
         summary_word = _has_word(index.summary, cands, joined).tolist()
-        piece = len(joined) >= 6
+        # The fields that could hold it as a piece, found in all at once.
+        title_pieces = sets[0].holding(joined) if len(joined) >= 6 else set()
+        summary_pieces = sets[1].holding(joined) if len(joined) >= 6 else set()
         for c, strengths in enumerate(rows):
             if strengths[i] >= in_title and strengths[i + 1] >= in_title:
                 continue
-            if title_word[c] or (piece and titles[c].has_piece(joined)):
+            if title_word[c] or (c in title_pieces and titles[c].has_piece(joined)):
                 strength = in_title
             elif strengths[i] >= in_summary and strengths[i + 1] >= in_summary:
                 continue
-            elif summary_word[c] or (piece and summaries[c].has_piece(joined)):
+            elif summary_word[c] or (c in summary_pieces and summaries[c].has_piece(joined)):
                 strength = in_summary
             else:
                 continue
