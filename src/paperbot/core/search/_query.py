@@ -8,7 +8,7 @@ Pure: the caller passes the venues that are loaded and the alias table, so
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -284,15 +284,11 @@ def bilingual_table(
     Chinese queries apart (秩 in 秩序).
     """
     table = {key: tuple(values) for key, values in expansions.items()}
-    for english, chinese in concepts:
-        en = [normalize(t) for t in english if normalize(t)]
-        zh = [normalize(t) for t in chinese if normalize(t)]
-        for keys, others in ((en, zh), (zh, en)):
-            for key in keys:
-                if is_cjk_run(key) and len(key) < 2:
-                    continue
-                merged = (*table.get(key, ()), *others)
-                table[key] = tuple(dict.fromkeys(o for o in merged if o != key))
+    for key, others in _concept_pairs(concepts):
+        if is_cjk_run(key) and len(key) < 2:
+            continue
+        merged = (*table.get(key, ()), *others)
+        table[key] = tuple(dict.fromkeys(o for o in merged if o != key))
     return table
 
 
@@ -302,13 +298,22 @@ def concept_translations(
     """Per normalised concept term, its translations: the same concept's
     terms in the other language (the keys `bilingual_table` adds them under)."""
     found: dict[str, set[str]] = {}
+    for key, others in _concept_pairs(concepts):
+        found.setdefault(key, set()).update(o for o in others if o != key)
+    return {key: frozenset(others) for key, others in found.items()}
+
+
+def _concept_pairs(
+    concepts: Iterable[tuple[Sequence[str], Sequence[str]]],
+) -> Iterator[tuple[str, list[str]]]:
+    """Each concept term, normalised, with the same concept's terms in the
+    other language (normalised; empty ones dropped), in file order."""
     for english, chinese in concepts:
-        en = [normalize(t) for t in english if normalize(t)]
-        zh = [normalize(t) for t in chinese if normalize(t)]
+        en = [t for t in map(normalize, english) if t]
+        zh = [t for t in map(normalize, chinese) if t]
         for keys, others in ((en, zh), (zh, en)):
             for key in keys:
-                found.setdefault(key, set()).update(o for o in others if o != key)
-    return {key: frozenset(others) for key, others in found.items()}
+                yield key, others
 
 
 def _cross_script(key: str, aliases: Sequence[str], first: Collection[str] = ()) -> tuple[str, ...]:
