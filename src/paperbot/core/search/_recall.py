@@ -4,7 +4,7 @@ share of each term's grams), and the best candidates picked."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -174,7 +174,7 @@ def _text_postings(index: SearchIndex, text: str) -> Postings | TermScores:
         )
     ]
     found = Postings.merged([(p, w) for p, w in parts if p is not None])
-    return Postings(found.lists, found.shares, weight)
+    return replace(found, weight=weight)
 
 
 def _scan_char(index: SearchIndex, char: str) -> TermScores:

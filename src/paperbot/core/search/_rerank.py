@@ -30,6 +30,7 @@ from paperbot.core.search._weights import (
     BM25_K1,
     EXACT,
     JOINED,
+    JOINED_PIECE_MIN,
     RARE_SUMMARY_EXACT,
     RARE_WEIGHT,
     SUBSTRING,
@@ -274,8 +275,9 @@ def _credit_joined_pairs_fast(
         title_word = _has_word(index.title, cands, joined).tolist()
         summary_word = _has_word(index.summary, cands, joined).tolist()
         # The fields that could hold it as a piece, found in all at once.
-        title_pieces = sets[0].holding(joined) if len(joined) >= 6 else set()
-        summary_pieces = sets[1].holding(joined) if len(joined) >= 6 else set()
+        pieces = len(joined) >= JOINED_PIECE_MIN
+        title_pieces = sets[0].holding(joined) if pieces else set()
+        summary_pieces = sets[1].holding(joined) if pieces else set()
         for c, strengths in enumerate(rows):
             if strengths[i] >= in_title and strengths[i + 1] >= in_title:
                 continue
@@ -305,7 +307,7 @@ def _credit_joined_pairs(
         joined = a + b
         for field, factor in zip(fields, FIELD_FACTORS, strict=True):
             word = field.folded.get(fold_word(joined))
-            if word is not None or (len(joined) >= 6 and field.has_piece(joined)):
+            if word is not None or (len(joined) >= JOINED_PIECE_MIN and field.has_piece(joined)):
                 strength = JOINED * factor
                 strengths[i] = max(strengths[i], strength)
                 strengths[i + 1] = max(strengths[i + 1], strength)

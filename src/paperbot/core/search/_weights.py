@@ -33,6 +33,9 @@ CANDIDATES = 100
 # Stage 2: per-term match strengths (exact > run-together > fuzzy).
 EXACT = 1.0
 JOINED = 0.95
+# `refined web` finds RefinedWeb as a word of its own, or, from this many
+# letters, as a piece inside a longer word (shorter pairs meet by chance).
+JOINED_PIECE_MIN = 6
 SUBSTRING = 0.9
 # A piece inside a longer word counts as SUBSTRING when it is at least this
 # share of that word; a smaller piece counts SUBSTRING x its share.
