@@ -113,9 +113,9 @@ _NOT_THE_TOPIC = {
 
 def _unclaimed_translations(vocabulary: Vocabulary) -> dict[str, set[str]]:
     """Per concept term that no topic holds and that holds no term of the
-    topic itself (前馈网络 is said wherever 前馈 is not: it counts; 视觉语言模型
-    holds 视觉语言: it is matched already), the topics whose strong alias
-    shares a [[concept]] table with it."""
+    topic (视觉语言模型 holds Multimodal's 视觉语言, so its papers match already;
+    前馈网络 holds none of Architecture's terms), the topics whose strong
+    alias shares a [[concept]] table with it."""
     owned = {term_key(term) for topic in vocabulary.topics for term in topic.terms}
     unclaimed: dict[str, set[str]] = {}
     for topic in vocabulary.topics:
