@@ -12,6 +12,8 @@ from paperbot.core.search import (
     Term,
     parse_query,
     rank,
+    rerank_one,
+    split_unknown_runs,
     stage1_scores,
     term_scores,
     term_weight,
@@ -99,6 +101,38 @@ def test_highlight_only_for_the_first_results(query: str, highlight: int) -> Non
     assert part.matched[:highlight] == full.matched[:highlight]
     assert all(m == () for m in part.matched[highlight:])
     assert any(full.matched)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "speculative decoding",
+        "refined web",
+        "scisorhands",
+        "lora",
+        "RoPE 单头 外推",
+        "mixture of experts 路由",
+        "how do I make pretraining data less redundant?",
+        "why does the loss spike when training large models with adam",
+        "为什么大模型训练会出现损失尖峰？",
+    ],
+)
+def test_highlight_is_rerank_ones_matches(query: str) -> None:
+    """The highlight skips the terms stage 2 found nowhere in a paper; what
+    it shows must still be `rerank_one`'s strings, paper by paper."""
+    index = real_index()
+    parsed = parse_query(query, venues=VENUES, expansions=EXPANSIONS)
+    ranking = rank(index, parsed, limit=20)
+    terms = split_unknown_runs(index, parsed.terms)
+    _, weights = stage1_scores(index, terms)
+    phrase = parsed.phrase or parsed.text
+    at = {int(i): p for p, i in enumerate(index.ids.tolist())}
+    expected = [
+        rerank_one(index.titles[at[i]], index.summaries[at[i]], terms, phrase, weights)[1]
+        for i in ranking.ids
+    ]
+    assert list(ranking.matched) == expected
+    assert any(expected)
 
 
 def _scores(n: int, nonzero: int, seed: int, ties: bool) -> NDArray[Any]:

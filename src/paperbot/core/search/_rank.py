@@ -59,7 +59,9 @@ def rank(
     s1[index.dead] = 0.0  # removed or changed since indexed: never a candidate
     cands = top_candidates(s1, candidates, mask)
     phrase = query.phrase or query.text
-    cand_scores, titles, summaries = prepared_scores(index, cands, terms, phrase, weights)
+    cand_scores, titles, summaries, strengths = prepared_scores(
+        index, cands, terms, phrase, weights
+    )
     scored = _blended(cand_scores, index.ids[cands].tolist(), s1[cands].tolist())
     if not scored:
         scored = _partial_coverage(index.ids[cands].tolist(), s1[cands].tolist())
@@ -78,6 +80,7 @@ def rank(
         terms,
         phrase,
         weights,
+        [strengths[c] for _, _, c in scored[:shown]],
     )
     # The first page is worked out here: at 100k papers `rank` runs in a
     # worker thread, so the first reply's highlight stays off the event loop.
@@ -136,23 +139,27 @@ def ranked_matches(
     terms: Sequence[Term],
     phrase: str,
     weights: Sequence[float],
+    strengths: Sequence[Sequence[float]] | None = None,
 ) -> LazySequence[tuple[str, ...]]:
     """Per ranked paper the normalised strings that matched, each worked out
     on first read and kept (pure and cheap: ~0.1 ms a paper). Results past
     the highlighted ones (`fields`) read as (). Compares equal to the tuple
-    of its items.
+    of its items. `strengths`: per highlighted paper, its terms' strengths
+    from stage 2 (terms that matched nothing are not looked for again).
 
     Not thread-safe to fill from two threads at once; a search fills it in
     one thread (the ranking's) and later reads run on the event loop.
     """
     # Only the highlighted papers' prepared fields are held, not the index.
     highlighted = list(fields)
+    known = list(strengths) if strengths is not None else None
     terms, weights = tuple(terms), tuple(weights)
 
     def matched(i: int) -> tuple[str, ...]:
         if i >= len(highlighted):
             return ()
-        return rerank_fields(highlighted[i], terms, phrase, weights)[1]
+        found = known[i] if known is not None else None
+        return rerank_fields(highlighted[i], terms, phrase, weights, found)[1]
 
     return LazySequence(length, matched)
 

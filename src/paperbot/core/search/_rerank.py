@@ -5,6 +5,7 @@ candidates using the postings where it can. Both end in `combined_score`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -63,13 +64,21 @@ def rerank_fields(
     terms: Sequence[Term],
     phrase: str,
     weights: Sequence[float] | None = None,
+    known: Sequence[float] | None = None,
 ) -> tuple[float, tuple[str, ...]]:
-    """`rerank_one` on prepared fields: (score, the strings that matched)."""
+    """`rerank_one` on prepared fields: (score, the strings that matched).
+
+    `known`: the terms' strengths in this paper as `prepared_scores` found
+    them; a term known to match nothing is not looked for again (a long
+    query's highlight would otherwise test every term and translation)."""
     weights = list(weights) if weights is not None else [1.0] * len(terms)
     title = fields[0].text
     strengths: list[float] = []
     matched: list[str] = []
-    for term in terms:
+    for at, term in enumerate(terms):
+        if known is not None and not known[at]:
+            strengths.append(0.0)
+            continue
         best, hits = term_match(term.text, fields)
         for alt in term.alternatives:
             alt_score, alt_hits = phrase_match(normalized_alias(alt), fields)
@@ -143,14 +152,25 @@ def rerank_scores(
     return prepared_scores(index, cands, terms, phrase, weights)[0]
 
 
+class Prepared(NamedTuple):
+    """Stage 2's scores with what the highlight reuses, per candidate."""
+
+    scores: list[float]
+    titles: list[FieldText]
+    summaries: list[FieldText]
+    strengths: list[list[float]]
+    """Each term's strength (joined pairs credited)."""
+
+
 def prepared_scores(
     index: SearchIndex,
     cands: NDArray[np.int64],
     terms: Sequence[Term],
     phrase: str,
     weights: Sequence[float],
-) -> tuple[list[float], list[FieldText], list[FieldText]]:
-    """`rerank_scores`, with the candidates' prepared fields for reuse."""
+) -> Prepared:
+    """`rerank_scores`, with the candidates' prepared fields and term
+    strengths for reuse."""
     cand_list = cands.tolist()
     titles = [FieldText(index.titles[p]) for p in cand_list]
     summaries = [FieldText(index.summaries[p]) for p in cand_list]
@@ -163,7 +183,7 @@ def prepared_scores(
         combined_score(strengths, weights, title.text, phrase)
         for title, strengths in zip(titles, rows, strict=True)
     ]
-    return out, titles, summaries
+    return Prepared(out, titles, summaries, rows)
 
 
 def _has_word(field: FieldIndex, cands: NDArray[np.int64], word: str) -> NDArray[np.bool_]:
