@@ -347,6 +347,20 @@ class SearchService:
             word_count=core.corpus_word_counts(index),
         )
 
+    def _parse_and_rank(
+        self,
+        index: core.SearchIndex,
+        query: str,
+        venue: str | None,
+        year: int | None,
+        limit: int,
+        eager: int,
+    ) -> tuple[ParsedQuery, core.Ranking]:
+        parsed = self._parse(index, query, venue, year)
+        if parsed.problem is not None:
+            return parsed, core.EMPTY_RANKING
+        return parsed, core.rank(index, parsed, highlight=limit, eager=eager)
+
     async def search(
         self,
         query: str,
@@ -362,13 +376,15 @@ class SearchService:
         now; the others' are worked out when `SearchHit.matched` is first read.
         """
         index = await self.ensure_index()
+        eager = limit if highlight is None else min(highlight, limit)
         # Parsing reads the index (a Chinese run's cut, dictionary words'
-        # document frequencies): off the loop at scale, like the ranking.
-        parsed = await self._run(self._parse, index, query, venue, year)
+        # document frequencies): off the loop at scale with the ranking, in
+        # one hop to the thread and back.
+        parsed, ranking = await self._run(
+            self._parse_and_rank, index, query, venue, year, limit, eager
+        )
         if parsed.problem is not None:
             return SearchResult(parsed)
-        eager = limit if highlight is None else min(highlight, limit)
-        ranking = await self._run(core.rank, index, parsed, highlight=limit, eager=eager)
         year_dropped = None
         if not ranking.ids and year is None and parsed.year is not None and parsed.terms:
             # "… Number 1999": a number in a title is read as a year filter.
