@@ -18,6 +18,7 @@ from paperbot.core.search import (
     char_grams,
     chunk_word_keys,
     chunk_words,
+    cjk_bigrams,
     common_cjk_chars,
     joined_codes,
     pack_texts,
@@ -27,6 +28,7 @@ from paperbot.core.search import (
     word_grams,
     word_key,
 )
+from paperbot.core.search._grams import BIGRAM, CJK_BITS, TAG_SHIFT
 from paperbot.core.text import latin_words, normalize
 
 TEXTS = [
@@ -66,6 +68,32 @@ def test_packed_texts_joined_by_nul_read_as_the_texts_do(first: int, count: int)
     assert docs.tolist() == their_docs.tolist()
     assert chunk_words(ours)[0] == chunk_words(theirs)[0]
     assert chunk_words(ours)[1].tolist() == chunk_words(theirs)[1].tolist()
+
+
+@pytest.mark.parametrize(
+    ("texts", "pairs"),
+    [
+        ([], []),
+        (["lora"], []),
+        (["低秩适配 lora 微调"], [("低秩", 0), ("秩适", 0), ("适配", 0), ("微调", 0)]),
+        (["中", "文"], []),  # no bigram across two texts
+        (["x 中文mixed", "", "预训练"], [("中文", 0), ("预训", 2), ("训练", 2)]),
+    ],
+)
+def test_cjk_bigrams_are_char_grams_bigrams(texts: list[str], pairs: list[tuple[str, int]]) -> None:
+    keys, docs = cjk_bigrams(texts)
+    assert [
+        (_bigram_text(k), d) for k, d in zip(keys.tolist(), docs.tolist(), strict=True)
+    ] == pairs
+    grams, gram_docs = char_grams(texts)
+    bigram = (grams >> TAG_SHIFT) == BIGRAM
+    assert keys.tolist() == grams[bigram].tolist()
+    assert docs.tolist() == gram_docs[bigram].tolist()
+
+
+def _bigram_text(key: int) -> str:
+    low = (1 << CJK_BITS) - 1
+    return chr((key >> CJK_BITS) & low) + chr(key & low)
 
 
 @pytest.mark.parametrize(

@@ -26,8 +26,8 @@ from paperbot.core.search._grams import (
     BIGRAM,
     CJK_BITS,
     TAG_SHIFT,
-    char_grams,
     chunk_word_keys,
+    cjk_bigrams,
     word_key,
 )
 from paperbot.core.search._index import SearchIndex
@@ -37,7 +37,6 @@ from paperbot.core.search._weights import FUSION_K, FUSION_MIN_TERMS, FUSION_WEI
 from paperbot.core.text import is_cjk_char, latin_words, tokens
 
 _BIGRAM_TAG = BIGRAM << TAG_SHIFT
-_TAG_MASK = ~((1 << TAG_SHIFT) - 1)
 _DOC_SHIFT = 48
 _GRAM_MASK = (1 << _DOC_SHIFT) - 1
 
@@ -139,12 +138,11 @@ def _paper_grams(
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
     """(gram, text, count) of every distinct gram of every text; `said`:
     each text's Latin words (`latin_words`)."""
-    chars, char_docs = char_grams(texts)
-    bigram = (chars & _TAG_MASK) == _BIGRAM_TAG
+    bigrams, bigram_docs = cjk_bigrams(texts)
     words = _word_keys(list(itertools.chain.from_iterable(said)))
     word_docs = np.repeat(np.arange(len(texts), dtype=np.int64), [len(ws) for ws in said])
-    keys = np.concatenate([chars[bigram], words])
-    docs = np.concatenate([char_docs[bigram].astype(np.int64), word_docs])
+    keys = np.concatenate([bigrams, words])
+    docs = np.concatenate([bigram_docs.astype(np.int64), word_docs])
     # Gram keys stay below bit 43 (`_grams`): the text's number goes above,
     # so one sort of plain integers counts each (text, gram) pair.
     pairs, counts = np.unique((docs << _DOC_SHIFT) | keys, return_counts=True)

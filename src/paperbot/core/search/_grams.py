@@ -77,12 +77,8 @@ def char_grams(
     unigram_keys = (UNIGRAM << TAG_SHIFT) | cp[uni].astype(np.int64)
     unigram_docs = doc[uni]
     del uni
-    bi = np.flatnonzero(cjk[:-1] & cjk[1:])
-    bigram_keys = (
-        (BIGRAM << TAG_SHIFT) | (cp[bi].astype(np.int64) << CJK_BITS) | cp[bi + 1]
-    ).astype(np.int64)
-    bigram_docs = doc[bi]
-    del bi, cjk
+    bigram_keys, bigram_docs = _bigrams(cp, doc, cjk)
+    del cjk
 
     # A padded trigram centred on each Latin character; a neighbour that is
     # not a Latin character is the pad (0).
@@ -99,6 +95,22 @@ def char_grams(
         np.concatenate([unigram_keys, bigram_keys, trigram_keys]),
         np.concatenate([unigram_docs, bigram_docs, doc[mid]]),
     )
+
+
+def cjk_bigrams(texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+    """The CJK bigrams of `char_grams`, alone (in the same order)."""
+    cp, doc = text_codes(texts)
+    return _bigrams(cp, doc, cjk_mask(cp))
+
+
+def _bigrams(
+    cp: NDArray[np.uint32], doc: NDArray[np.int32], cjk: NDArray[np.bool_]
+) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+    bi = np.flatnonzero(cjk[:-1] & cjk[1:])
+    keys = ((BIGRAM << TAG_SHIFT) | (cp[bi].astype(np.int64) << CJK_BITS) | cp[bi + 1]).astype(
+        np.int64
+    )
+    return keys, doc[bi]
 
 
 def word_grams(
