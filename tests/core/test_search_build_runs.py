@@ -28,8 +28,7 @@ from paperbot.core.search import (
     word_grams,
     word_key,
 )
-from paperbot.core.search._grams import BIGRAM, CJK_BITS, TAG_SHIFT
-from paperbot.core.text import latin_words, normalize
+from paperbot.core.text import is_cjk_char, latin_words, normalize
 
 TEXTS = [
     "",
@@ -82,18 +81,17 @@ def test_packed_texts_joined_by_nul_read_as_the_texts_do(first: int, count: int)
 )
 def test_cjk_bigrams_are_char_grams_bigrams(texts: list[str], pairs: list[tuple[str, int]]) -> None:
     keys, docs = cjk_bigrams(texts)
-    assert [
-        (_bigram_text(k), d) for k, d in zip(keys.tolist(), docs.tolist(), strict=True)
-    ] == pairs
-    grams, gram_docs = char_grams(texts)
-    bigram = (grams >> TAG_SHIFT) == BIGRAM
-    assert keys.tolist() == grams[bigram].tolist()
-    assert docs.tolist() == gram_docs[bigram].tolist()
+    assert keys.tolist() == [int(cjk_bigrams([pair])[0][0]) for pair, _ in pairs]
+    assert docs.tolist() == [text for _, text in pairs]
+    # `char_grams` gives these and the grams of the texts with every CJK
+    # pair broken apart (their unigrams and Latin trigrams), nothing else.
+    broken = ["".join(c + " " if is_cjk_char(ord(c)) else c for c in t) for t in texts]
+    pieces = [*zip(keys.tolist(), docs.tolist(), strict=True), *_grams(char_grams(broken))]
+    assert sorted(_grams(char_grams(texts))) == sorted(pieces)
 
 
-def _bigram_text(key: int) -> str:
-    low = (1 << CJK_BITS) - 1
-    return chr((key >> CJK_BITS) & low) + chr(key & low)
+def _grams(found: tuple[NDArray[Any], NDArray[Any]]) -> list[tuple[int, int]]:
+    return list(zip(found[0].tolist(), found[1].tolist(), strict=True))
 
 
 @pytest.mark.parametrize(

@@ -42,6 +42,9 @@ from paperbot.core.search._weights import (
 )
 from paperbot.core.text import fold_word, is_cjk_char
 
+SUMMARY_EXACT = EXACT * SUMMARY_FACTOR
+"""The strength of an exact match in a summary."""
+
 
 def rerank_one(
     title: str,
@@ -99,20 +102,39 @@ def combined_score(
     (the coverage), plus a bonus when the query of several terms is a
     fragment of the title, and a small one when every term matched. 0 when
     no term matched at all."""
-    if not any(strengths):
-        return 0.0
-    norm = title_length_norm(len(title))
-    strengths = [
-        _rare_exact_lift(s * norm if s > SUMMARY_FACTOR else s, w)
-        for s, w in zip(strengths, weights, strict=True)
-    ]
-    coverage = sum(w * s for w, s in zip(weights, strengths, strict=True)) / sum(weights)
-    bonus = 0.0
-    if len(strengths) > 1 and phrase and phrase in title:
-        bonus += TITLE_PHRASE_BONUS
-    if all(s >= 0.5 for s in strengths):
-        bonus += ALL_TERMS_BONUS
-    return coverage + bonus
+    return combined_scores([strengths], weights, [title], phrase)[0]
+
+
+def combined_scores(
+    rows: Sequence[Sequence[float]], weights: Sequence[float], titles: Sequence[str], phrase: str
+) -> list[float]:
+    """`combined_score` of each paper (its term strengths, its title), with
+    what the terms share worked out once: a hundred candidates a query."""
+    total = sum(weights)
+    # An exact summary match (strength 0.7 says exactly that) of a rare
+    # term scores above a fuzzy title match: `shampoo` said in a summary is
+    # better evidence than a title with `shampo`-like words.
+    rare = [w >= RARE_WEIGHT for w in weights]
+    phrased = len(weights) > 1 and bool(phrase)
+    out = []
+    for strengths, title in zip(rows, titles, strict=True):
+        if not any(strengths):
+            out.append(0.0)
+            continue
+        norm = title_length_norm(len(title))
+        lifted = [s * norm if s > SUMMARY_FACTOR else s for s in strengths]
+        for at, s in enumerate(lifted):
+            if s == SUMMARY_EXACT and rare[at]:
+                lifted[at] = RARE_SUMMARY_EXACT
+        # `sum` of a list, as before: Python 3.12's float sum is compensated.
+        coverage = sum([w * s for w, s in zip(weights, lifted, strict=True)]) / total
+        bonus = 0.0
+        if phrased and phrase in title:
+            bonus += TITLE_PHRASE_BONUS
+        if min(lifted) >= 0.5:
+            bonus += ALL_TERMS_BONUS
+        out.append(coverage + bonus)
+    return out
 
 
 def title_length_norm(length: int) -> float:
@@ -123,15 +145,6 @@ def title_length_norm(length: int) -> float:
     exact rare word in a summary). Summary matches are left as they are."""
     relative = length / TITLE_PIVOT_CHARS
     return min(1.0, (BM25_K1 + 1) / (1 + BM25_K1 * (1 - BM25_B + BM25_B * relative)))
-
-
-def _rare_exact_lift(strength: float, weight: float) -> float:
-    """An exact summary match (strength 0.7 says exactly that) of a rare
-    term scores above a fuzzy title match: `shampoo` said in a summary is
-    better evidence than a title with `shampo`-like words."""
-    if weight >= RARE_WEIGHT and strength == EXACT * SUMMARY_FACTOR:
-        return RARE_SUMMARY_EXACT
-    return strength
 
 
 def rerank_scores(
@@ -179,10 +192,7 @@ def prepared_scores(
     columns = [_term_strengths(index, cands, term, sets) for term in terms]
     rows = [list(row) for row in zip(*columns, strict=True)] if columns else []
     _credit_joined_pairs_fast(index, cands, terms, sets, rows)
-    out = [
-        combined_score(strengths, weights, title.text, phrase)
-        for title, strengths in zip(titles, rows, strict=True)
-    ]
+    out = combined_scores(rows, weights, [title.text for title in titles], phrase)
     return Prepared(out, titles, summaries, rows)
 
 
@@ -236,9 +246,9 @@ def _word_strengths(
             out.append(EXACT)
             continue
         best = near_title.strength(i, t)
-        if best < EXACT * SUMMARY_FACTOR:
+        if best < SUMMARY_EXACT:
             if in_summary[i]:
-                best = EXACT * SUMMARY_FACTOR
+                best = SUMMARY_EXACT
             elif best < SUBSTRING * SUMMARY_FACTOR:
                 if near_summary is None:
                     near_summary = NearWords(word, summaries)
