@@ -1,6 +1,6 @@
 """Stage 2: the candidates re-ranked term by term. `rerank_one` scores one
 paper from its text; `rerank_scores` gives the same scores for many
-candidates using the postings where it can. Both end in `combined_score`."""
+candidates using the postings where it can. Both end in `combined_scores`."""
 
 from __future__ import annotations
 
