@@ -14,7 +14,6 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
@@ -333,10 +332,16 @@ class SearchService:
         """Loaded venue names (for autocomplete and query filters)."""
         return (await self.ensure_index()).venues
 
-    def _parse(
-        self, index: core.SearchIndex, query: str, venue: str | None, year: int | None
-    ) -> ParsedQuery:
-        return parse_query(
+    def _parse_and_rank(
+        self,
+        index: core.SearchIndex,
+        query: str,
+        venue: str | None,
+        year: int | None,
+        limit: int,
+        eager: int,
+    ) -> tuple[ParsedQuery, core.Ranking, int | None]:
+        parsed = parse_query(
             query,
             venues=index.venues,
             venue=venue,
@@ -346,20 +351,11 @@ class SearchService:
             translations=self._translations,
             word_count=core.corpus_word_counts(index),
         )
-
-    def _parse_and_rank(
-        self,
-        index: core.SearchIndex,
-        query: str,
-        venue: str | None,
-        year: int | None,
-        limit: int,
-        eager: int,
-    ) -> tuple[ParsedQuery, core.Ranking]:
-        parsed = self._parse(index, query, venue, year)
         if parsed.problem is not None:
-            return parsed, core.EMPTY_RANKING
-        return parsed, core.rank(index, parsed, highlight=limit, eager=eager)
+            return parsed, core.EMPTY_RANKING, None
+        return core.rank_or_yearless(
+            index, parsed, highlight=limit, eager=eager, year_given=year is not None
+        )
 
     async def search(
         self,
@@ -378,21 +374,12 @@ class SearchService:
         index = await self.ensure_index()
         eager = limit if highlight is None else min(highlight, limit)
         # Parsing reads the index (a Chinese run's cut, dictionary words'
-        # document frequencies): off the loop at scale with the ranking, in
-        # one hop to the thread and back.
-        parsed, ranking = await self._run(
+        # document frequencies): off the loop at scale, one hop with the ranking.
+        parsed, ranking, year_dropped = await self._run(
             self._parse_and_rank, index, query, venue, year, limit, eager
         )
         if parsed.problem is not None:
             return SearchResult(parsed)
-        year_dropped = None
-        if not ranking.ids and year is None and parsed.year is not None and parsed.terms:
-            # "… Number 1999": a number in a title is read as a year filter.
-            # When that finds nothing but the words do, answer with those.
-            unfiltered = replace(parsed, year=None)
-            fallback = await self._run(core.rank, index, unfiltered, highlight=limit, eager=eager)
-            if fallback.ids:
-                year_dropped, parsed, ranking = parsed.year, unfiltered, fallback
         if not ranking.ids:
             suggestion_ids = await self._run(core.suggest_titles, index, parsed)
             suggested = await paper_store.get_papers(self._db, suggestion_ids)

@@ -95,7 +95,7 @@ from paperbot.core.search._query import (
     is_rare_char,
     parse_query,
 )
-from paperbot.core.search._rank import rank, suggest_titles
+from paperbot.core.search._rank import rank, rank_or_yearless, suggest_titles
 from paperbot.core.search._recall import (
     TermScores,
     filter_mask,
@@ -185,6 +185,7 @@ __all__ = [
     "parse_query",
     "query_cosines",
     "rank",
+    "rank_or_yearless",
     "rerank_one",
     "rerank_scores",
     "sampled_cjk_doc_counts",

@@ -4,6 +4,7 @@ out highlights, and the "did you mean" titles."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -13,10 +14,9 @@ from paperbot.core.lazy import LazySequence
 from paperbot.core.search._fusion import fused_order
 from paperbot.core.search._grams import term_grams
 from paperbot.core.search._index import EMPTY_RANKING, Ranking, SearchIndex
-from paperbot.core.search._match import FieldText
 from paperbot.core.search._query import ParsedQuery, Term
 from paperbot.core.search._recall import field_scores, filter_mask, stage1_scores, top_candidates
-from paperbot.core.search._rerank import prepared_scores, rerank_fields
+from paperbot.core.search._rerank import Prepared, prepared_scores, rerank_fields
 from paperbot.core.search._segment import split_unknown_runs
 from paperbot.core.search._weights import (
     BLEND_STAGE1,
@@ -59,10 +59,9 @@ def rank(
     s1[index.dead] = 0.0  # removed or changed since indexed: never a candidate
     cands = top_candidates(s1, candidates, mask)
     phrase = query.phrase or query.text
-    cand_scores, titles, summaries, strengths = prepared_scores(
-        index, cands, terms, phrase, weights
-    )
-    scored = _blended(cand_scores, index.ids[cands].tolist(), s1[cands].tolist())
+    prepared = prepared_scores(index, cands, terms, phrase, weights)
+    titles, summaries = prepared.titles, prepared.summaries
+    scored = _blended(prepared.scores, index.ids[cands].tolist(), s1[cands].tolist())
     if not scored:
         scored = _partial_coverage(index.ids[cands].tolist(), s1[cands].tolist())
     elif fuse:
@@ -74,14 +73,8 @@ def rank(
         scored = scored[:limit]
     shown = len(scored) if highlight is None else max(0, highlight)
     # The highlight reuses the fields the scorer already split into words.
-    matched = ranked_matches(
-        [(titles[c], summaries[c]) for _, _, c in scored[:shown]],
-        len(scored),
-        terms,
-        phrase,
-        weights,
-        [strengths[c] for _, _, c in scored[:shown]],
-    )
+    picked = [c for _, _, c in scored[:shown]]
+    matched = ranked_matches(prepared, picked, len(scored), terms, phrase, weights)
     # The first page is worked out here: at 100k papers `rank` runs in a
     # worker thread, so the first reply's highlight stays off the event loop.
     matched.compute(shown if eager is None else min(eager, shown))
@@ -90,6 +83,28 @@ def rank(
         tuple(s for s, _, _ in scored),
         matched,
     )
+
+
+def rank_or_yearless(
+    index: SearchIndex,
+    query: ParsedQuery,
+    *,
+    highlight: int | None = None,
+    eager: int | None = None,
+    year_given: bool = False,
+) -> tuple[ParsedQuery, Ranking, int | None]:
+    """`rank`; when nothing matched only because of a year read from the
+    words ("… Number 1999": a number in a title) and not `year_given`, the
+    ranking of the words without it. (The query answered, its ranking, the
+    year dropped or None.)"""
+    ranking = rank(index, query, highlight=highlight, eager=eager)
+    if ranking.ids or year_given or query.year is None or not query.terms:
+        return query, ranking, None
+    unfiltered = replace(query, year=None)
+    fallback = rank(index, unfiltered, highlight=highlight, eager=eager)
+    if not fallback.ids:
+        return query, ranking, None
+    return unfiltered, fallback, query.year
 
 
 def _filter_only(index: SearchIndex, mask: NDArray[np.bool_], limit: int | None) -> Ranking:
@@ -134,32 +149,32 @@ def _partial_coverage(ids: Sequence[int], stage1: Sequence[float]) -> list[tuple
 
 
 def ranked_matches(
-    fields: Sequence[tuple[FieldText, FieldText]],
+    prepared: Prepared,
+    picked: Sequence[int],
     length: int,
     terms: Sequence[Term],
     phrase: str,
     weights: Sequence[float],
-    strengths: Sequence[Sequence[float]] | None = None,
 ) -> LazySequence[tuple[str, ...]]:
     """Per ranked paper the normalised strings that matched, each worked out
-    on first read and kept (pure and cheap: ~0.1 ms a paper). Results past
-    the highlighted ones (`fields`) read as (). Compares equal to the tuple
-    of its items. `strengths`: per highlighted paper, its terms' strengths
-    from stage 2 (terms that matched nothing are not looked for again).
+    on first read and kept (pure and cheap: ~0.1 ms a paper). `picked`: the
+    candidates highlighted, in rank order (stage 2 `prepared` their fields
+    and term strengths: terms that matched nothing are not looked for
+    again); results past them read as (). Compares equal to the tuple of
+    its items.
 
     Not thread-safe to fill from two threads at once; a search fills it in
     one thread (the ranking's) and later reads run on the event loop.
     """
     # Only the highlighted papers' prepared fields are held, not the index.
-    highlighted = list(fields)
-    known = list(strengths) if strengths is not None else None
+    highlighted = [(prepared.titles[c], prepared.summaries[c]) for c in picked]
+    known = [prepared.strengths[c] for c in picked]
     terms, weights = tuple(terms), tuple(weights)
 
     def matched(i: int) -> tuple[str, ...]:
         if i >= len(highlighted):
             return ()
-        found = known[i] if known is not None else None
-        return rerank_fields(highlighted[i], terms, phrase, weights, found)[1]
+        return rerank_fields(highlighted[i], terms, phrase, weights, known[i])[1]
 
     return LazySequence(length, matched)
 
