@@ -97,7 +97,8 @@ async def test_filters_from_options(cog: Search, bot: MockBot) -> None:
     [
         ("x" * 3000, "too long"),
         ("🙂🙂", "no words"),
-        ('" OR 1=1 --', "no words"),
+        ('" OR 1=1 --', "only common words"),
+        ("的", "only common words"),
         ("\u202e\u2066 ", "Type something"),
     ],
 )

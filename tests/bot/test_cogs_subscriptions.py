@@ -144,6 +144,7 @@ async def test_keyword_without_matches(cog: Subscriptions, bot: MockBot) -> None
     [
         ("x" * 101, "A topic can be at most 100 characters; yours has 101."),
         ("12345", "A topic needs at least one letter or Chinese character."),
+        ("the", "That topic is only common words"),
     ],
 )
 async def test_unusable_topic_is_a_user_error(

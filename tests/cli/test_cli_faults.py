@@ -139,6 +139,17 @@ def test_punctuation_only_is_still_called_punctuation(capsys: pytest.CaptureFixt
     assert "only punctuation" in out
 
 
+@pytest.mark.parametrize("query", ["the", "的", "of and the"])
+def test_common_words_alone_are_named_as_such(
+    capsys: pytest.CaptureFixture[str], query: str
+) -> None:
+    run_cli(capsys, "load")
+    code, out, _err = run_cli(capsys, "search", query)
+    assert code == 1
+    assert "punctuation" not in out
+    assert "only common words" in out
+
+
 def test_a_year_in_the_query_that_finds_nothing_falls_back_and_says_so(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

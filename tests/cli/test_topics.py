@@ -159,6 +159,8 @@ def test_topics_match_table_for_a_keyword(capsys: pytest.CaptureFixture[str]) ->
         (["topics", "match", "zzqqxx"], 1, "no paper matches “zzqqxx”"),
         (["topics", "match", "   "], 2, "Type a topic"),
         (["topics", "match", "!!!"], 2, "at least one letter"),
+        (["topics", "match", "the"], 2, "only common words"),
+        (["topics", "match", "的"], 2, "only common words"),
     ],
 )
 def test_topics_match_exit_codes(

@@ -44,9 +44,13 @@ def test_terms_and_filters(raw: str, terms: list[str], venue: str | None, year: 
         ("x" * 3000, QueryProblem.TOO_LONG),
         ("🙂🔥🚀", QueryProblem.NO_TERMS),
         ("?!…，。、", QueryProblem.NO_TERMS),
-        ('" OR 1=1 --', QueryProblem.NO_TERMS),
         ("*", QueryProblem.NO_TERMS),
-        ("the of and", QueryProblem.NO_TERMS),
+        # Words, but none a paper is about: not "only punctuation".
+        ('" OR 1=1 --', QueryProblem.ONLY_COMMON_WORDS),
+        ("the of and", QueryProblem.ONLY_COMMON_WORDS),
+        ("x", QueryProblem.ONLY_COMMON_WORDS),
+        ("的", QueryProblem.ONLY_COMMON_WORDS),  # in every summary
+        ("的了 和", QueryProblem.ONLY_COMMON_WORDS),
     ],
 )
 def test_bad_queries_are_classified(raw: str, problem: QueryProblem) -> None:

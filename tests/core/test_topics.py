@@ -233,6 +233,12 @@ def test_resolve(vocab: Vocabulary, text: str, kind: str, key: str) -> None:
         ("12345", "at least one letter"),
         ("!!! ???", "at least one letter"),
         ("αβγ", "at least one letter"),  # letters, but none we can match
+        # Words every paper says: following them would post every paper.
+        ("the", "only common words"),
+        ("Of The", "only common words"),
+        ("的", "only common words"),
+        ("为什么", "only common words"),
+        ("how do we", "only common words"),
     ],
 )
 def test_unusable_topics_are_refused(vocab: Vocabulary, text: str, message: str) -> None:

@@ -161,7 +161,8 @@ async def test_stored_arrays_round_trip(db: Database) -> None:
         ("", QueryProblem.EMPTY),
         ("x" * 3000, QueryProblem.TOO_LONG),
         ("🙂", QueryProblem.NO_TERMS),
-        ('" OR 1=1 --', QueryProblem.NO_TERMS),
+        ('" OR 1=1 --', QueryProblem.ONLY_COMMON_WORDS),
+        ("的", QueryProblem.ONLY_COMMON_WORDS),
     ],
 )
 async def test_bad_queries(loaded_db: Database, query: str, problem: QueryProblem) -> None:

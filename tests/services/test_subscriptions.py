@@ -191,12 +191,12 @@ async def test_limit_per_user_per_server(service: SubscriptionService) -> None:
     for i in range(MAX_PER_USER):
         await service.subscribe(GUILD_A, ALICE, f"keyword{i}", FIXED_NOW)
     with pytest.raises(SubscriptionLimitError):
-        await service.subscribe(GUILD_A, ALICE, "one more", FIXED_NOW)
+        await service.subscribe(GUILD_A, ALICE, "one more keyword", FIXED_NOW)
     # An existing topic is still a friendly no-op at the limit, and other
     # servers and users have their own budgets.
     assert not (await service.subscribe(GUILD_A, ALICE, "keyword3", FIXED_NOW)).created
-    assert (await service.subscribe(GUILD_B, ALICE, "one more", FIXED_NOW)).created
-    assert (await service.subscribe(GUILD_A, BOB, "one more", FIXED_NOW)).created
+    assert (await service.subscribe(GUILD_B, ALICE, "one more keyword", FIXED_NOW)).created
+    assert (await service.subscribe(GUILD_A, BOB, "one more keyword", FIXED_NOW)).created
 
 
 @pytest.mark.parametrize("text", ["", "x" * 101, "1234", "？？"])
@@ -243,6 +243,17 @@ async def test_unsubscribe_a_retired_topic_by_its_id(service: SubscriptionServic
     assert choice.value == "old-topic"
     assert "retired" in choice.name
     assert (await service.unsubscribe(GUILD_A, ALICE, choice.value)).removed
+
+
+async def test_common_words_are_refused_but_an_old_such_keyword_can_be_left(
+    service: SubscriptionService,
+) -> None:
+    with pytest.raises(TopicInputError, match="only common words"):
+        await service.subscribe(GUILD_A, ALICE, "the", FIXED_NOW)
+    # Stored before the refusal existed: the reader can still drop it.
+    await store.add(service.db, GUILD_A, ALICE, "keyword", "the", "the", FIXED_NOW, 25)
+    assert (await service.unsubscribe(GUILD_A, ALICE, "the")).removed
+    assert await service.followed(GUILD_A, ALICE) == []
 
 
 async def test_followed_lists_oldest_first_with_counts(service: SubscriptionService) -> None:

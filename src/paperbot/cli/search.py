@@ -18,6 +18,10 @@ _PROBLEMS = {
     QueryProblem.NO_TERMS: (
         "the query has no words to search for (only punctuation, symbols or emoji)"
     ),
+    QueryProblem.ONLY_COMMON_WORDS: (
+        "the query has only common words (the, of, 的 ...): add a title word, a keyword "
+        "or 中文关键词"
+    ),
     QueryProblem.UNSUPPORTED_SCRIPT: (
         "the query has no searchable words: only English and Chinese are indexed, "
         "not the script it is written in"

@@ -48,6 +48,10 @@ NO_TERMS = (
     "That query has no words to search for (only punctuation, symbols or emoji). "
     "Try a title, a keyword or 中文关键词."
 )
+ONLY_COMMON_WORDS = (
+    "That query has only common words (the, of, 的 ...), which every paper says. "
+    "Add the words of a title, a keyword or 中文关键词."
+)
 YEAR_DROPPED = "Nothing from {year} matched, so these are from any year."
 UNSUPPORTED_SCRIPT = (
     "That query has no searchable words: only English and Chinese are indexed, "
@@ -279,6 +283,7 @@ def query_problem(problem: QueryProblem, max_length: int, tr: Translate = untran
         QueryProblem.EMPTY: EMPTY_QUERY,
         QueryProblem.TOO_LONG: QUERY_TOO_LONG,
         QueryProblem.NO_TERMS: NO_TERMS,
+        QueryProblem.ONLY_COMMON_WORDS: ONLY_COMMON_WORDS,
         QueryProblem.UNSUPPORTED_SCRIPT: UNSUPPORTED_SCRIPT,
     }[problem]
     return tr(template).format(limit=max_length)

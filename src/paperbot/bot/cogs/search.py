@@ -60,6 +60,9 @@ ZH_CN: dict[str, str] = {
     render.NO_TERMS: (
         "查询里没有可搜索的词（只有标点、符号或表情）。试试标题、关键词或中文关键词。"
     ),
+    render.ONLY_COMMON_WORDS: (
+        "查询里只有常见词（the、of、的 等），每篇论文都有。请加上标题里的词、关键词或中文关键词。"
+    ),
     render.YEAR_DROPPED: "没有 {year} 年的论文匹配，以下结果不限年份。",
     render.UNSUPPORTED_SCRIPT: (
         "查询里没有可搜索的词：只索引了英文和中文，不支持这种文字。试试英文单词或中文关键词。"

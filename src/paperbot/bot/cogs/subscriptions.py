@@ -27,6 +27,7 @@ from paperbot.core.render import EmbedData, MessageData, Translate, defuse_menti
 from paperbot.core.topics import (
     EMPTY_TOPIC,
     NO_LETTERS,
+    ONLY_COMMON_WORDS,
     TOPIC_TOO_LONG,
     Choice,
     Topic,
@@ -110,6 +111,10 @@ ZH_CN: dict[str, str] = {
     EMPTY_TOPIC: "请输入一个主题，例如“scaling laws”或“缩放定律”。",
     TOPIC_TOO_LONG: "主题最多 {limit} 个字符；你输入了 {length} 个。",
     NO_LETTERS: "主题至少需要包含一个字母或汉字。",
+    ONLY_COMMON_WORDS: (
+        "这个主题只有常见词（the、of、的 等），每篇论文都有：请写一个具体主题，"
+        "例如“scaling laws”或“缩放定律”。"
+    ),
 }
 
 

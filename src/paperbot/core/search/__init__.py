@@ -116,7 +116,7 @@ from paperbot.core.search._weights import (
     LONG_QUERY_TRANSLATION,
     TRANSLATION,
 )
-from paperbot.core.search._words import FUNCTION_WORDS, STOP_WORDS
+from paperbot.core.search._words import FUNCTION_WORDS, STOP_WORDS, is_common_word
 
 __all__ = [
     "ALTERNATIVE",
@@ -173,6 +173,7 @@ __all__ = [
     "fuse_ranks",
     "fused_order",
     "general_idf",
+    "is_common_word",
     "is_rare_char",
     "iter_arrays",
     "iter_index_arrays",

@@ -45,6 +45,8 @@ class QueryProblem(Enum):
     EMPTY = "empty"
     TOO_LONG = "too_long"
     NO_TERMS = "no_terms"
+    # Words, but only ones every paper says (the, of, 的): nothing to rank by.
+    ONLY_COMMON_WORDS = "only_common_words"
     # Letters of a script the index does not hold (Hebrew, Arabic, Cyrillic...).
     UNSUPPORTED_SCRIPT = "unsupported_script"
 
@@ -198,19 +200,28 @@ def _without_cjk_particles(term: Term) -> Term:
 
 
 def _why_no_terms(normalized: str) -> QueryProblem:
-    """Only symbols, or letters of a script the index does not hold?"""
+    """Only symbols, letters of a script the index does not hold, or words
+    too common to search by?"""
     leftover = normalized
-    for token in set(tokens(normalized)):
+    words = set(tokens(normalized))
+    for token in words:
         leftover = leftover.replace(token, " ")
     if any(ch.isalpha() for ch in leftover):
         return QueryProblem.UNSUPPORTED_SCRIPT
+    if any(ch.isalpha() for word in words for ch in word):
+        return QueryProblem.ONLY_COMMON_WORDS
     return QueryProblem.NO_TERMS
 
 
 def _is_noise(token: str) -> bool:
-    """A word that finds nothing useful alone: an English stop word, or a
-    single Latin letter/digit (`" OR 1=1 --` has no real term)."""
-    return token in STOP_WORDS or (len(token) == 1 and token.isascii())
+    """A word that finds nothing useful alone: an English stop word, a
+    single Latin letter/digit (`" OR 1=1 --` has no real term), or Chinese
+    grammar characters only (的 is in every summary)."""
+    return (
+        token in STOP_WORDS
+        or (len(token) == 1 and token.isascii())
+        or all(ch in CJK_PARTICLES for ch in token)
+    )
 
 
 def _canonical_venue(venue: str, venues: Collection[str]) -> str:

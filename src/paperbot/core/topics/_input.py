@@ -9,6 +9,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from paperbot.core import limits
+from paperbot.core.search import is_common_word
 from paperbot.core.text import collapse_whitespace, has_cjk, normalize, strip_invisible
 from paperbot.core.topics._bilingual import concept_parts
 from paperbot.core.topics._generic import content_readings, names_topic
@@ -18,6 +19,10 @@ from paperbot.core.topics._vocabulary import TOPIC_TEXT_MAX, Topic, Vocabulary
 EMPTY_TOPIC = "Type a topic, for example “scaling laws” or “缩放定律”."
 TOPIC_TOO_LONG = "A topic can be at most {limit} characters; yours has {length}."
 NO_LETTERS = "A topic needs at least one letter or Chinese character."
+ONLY_COMMON_WORDS = (
+    "That topic is only common words (the, of, 的 ...), which every paper says: "
+    "name a subject, for example “scaling laws” or “缩放定律”."
+)
 
 
 class TopicInputError(ValueError):
@@ -61,6 +66,8 @@ def resolve(text: str, vocabulary: Vocabulary) -> Topic:
     if exact is not None:
         return _alias_keyword(cleaned, cleaned, exact, vocabulary)
     key = term_key(cleaned)
+    if all(is_common_word(word) for word in key.split(" ")):
+        raise TopicInputError(ONLY_COMMON_WORDS)
     fuzzy = _closest_term(key, vocabulary)
     if fuzzy is not None:
         return fuzzy
