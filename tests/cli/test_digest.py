@@ -118,6 +118,26 @@ def test_bad_count_is_a_usage_error(count: str, capsys: pytest.CaptureFixture[st
     assert "count" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("topics", "message"),
+    [
+        ("", "--topics needs at least one topic"),
+        ("the", "That topic is only common words"),  # one entry: no need to name it
+        ("scaling laws, the , DPO", "“the”: That topic is only common words"),
+        ("!!!, scaling laws", "“!!!”: A topic needs at least one letter"),
+    ],
+)
+def test_an_unusable_topic_is_a_usage_error_naming_the_entry(
+    topics: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["load"])
+    capsys.readouterr()
+    assert main(["digest", "preview", "--topics", topics]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"paperbot: {message}")
+    assert "Traceback" not in err
+
+
 def test_bench_digest_small(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
         [

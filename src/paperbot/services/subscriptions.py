@@ -33,6 +33,9 @@ MAX_PER_USER = 25
 """Topics one user may follow in one server (also Discord's choice limit,
 so /unsubscribe's autocomplete can always offer all of them)."""
 
+ENTRY_REFUSED = "“{entry}”: {problem}"
+"""A list's unusable entry, named: which of "the, scaling laws" is refused."""
+
 
 class SubscriptionLimitError(Exception):
     """The user already follows `MAX_PER_USER` topics in this server."""
@@ -167,10 +170,20 @@ class SubscriptionService:
         """The demands of one reader following `texts` (topics or keywords),
         synonyms counted once. Raises `TopicInputError` for unusable text or
         when no text is given."""
-        topics = [self.topics.resolve(text) for text in texts if text.strip()]
-        if not topics:
+        entries = [text.strip() for text in texts if text.strip()]
+        if not entries:
             raise TopicInputError("give at least one topic, e.g. 'RLHF, MoE'")
+        topics = [self._resolve_entry(text, named=len(entries) > 1) for text in entries]
         return await self._merged(self._covered([(topic, (reader,)) for topic in topics]))
+
+    def _resolve_entry(self, text: str, *, named: bool) -> Topic:
+        """`resolve`, its refusal naming the entry when a list had several."""
+        try:
+            return self.topics.resolve(text)
+        except TopicInputError as exc:
+            if not named:
+                raise
+            raise TopicInputError(ENTRY_REFUSED, entry=text, problem=str(exc)) from None
 
     async def user_demands(self, user_id: int) -> list[TopicDemand]:
         """One reader's demands over every server they follow topics in (the
