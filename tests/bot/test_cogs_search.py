@@ -84,6 +84,14 @@ async def test_cold_index_defers_first(cog: Search, bot: MockBot) -> None:
     assert "Speculative" in kwargs["embeds"][0].title
 
 
+async def test_an_unknown_venue_is_a_user_error_listing_the_venues(
+    cog: Search, bot: MockBot
+) -> None:
+    interaction = MockInteraction(client=bot)
+    with pytest.raises(UserError, match=r"venue called \*\*nips\*\*. The venues are: .*NeurIPS"):
+        await run(cog, interaction, "qlora", venue="nips")
+
+
 async def test_filters_from_options(cog: Search, bot: MockBot) -> None:
     interaction = MockInteraction(client=bot)
     await run(cog, interaction, "qlora", venue="neurips", year=2023)

@@ -139,6 +139,22 @@ def test_punctuation_only_is_still_called_punctuation(capsys: pytest.CaptureFixt
     assert "only punctuation" in out
 
 
+def test_an_unknown_venue_is_named_with_the_loaded_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    run_cli(capsys, "load")
+    code, out, _err = run_cli(capsys, "search", "qlora", "--venue", "nips")
+    assert code == 1
+    assert (
+        out.strip() == "no loaded paper is from a venue called 'nips'; venues: ICLR, ICML, NeurIPS"
+    )
+    code, _out, err = run_cli(capsys, "list", "--venue", "nips")
+    assert code == 1
+    assert "venue called 'nips'; venues: ICLR, ICML, NeurIPS" in err
+    code, out, _err = run_cli(capsys, "list", "--venue", "neurips", "--year", "1999")
+    assert (code, out.strip()) == (0, "0 papers")  # a loaded venue, just not that year
+
+
 @pytest.mark.parametrize("query", ["the", "的", "of and the"])
 def test_common_words_alone_are_named_as_such(
     capsys: pytest.CaptureFixture[str], query: str

@@ -72,6 +72,23 @@ def test_options_win_over_the_query_and_are_canonicalised() -> None:
     assert [t.text for t in parsed.terms] == ["shampoo"]
 
 
+@pytest.mark.parametrize(
+    ("venue", "venues", "problem"),
+    [
+        ("foo", VENUES, QueryProblem.UNKNOWN_VENUE),
+        ("NIPS", VENUES, QueryProblem.UNKNOWN_VENUE),
+        (" neurips ", VENUES, None),  # any case, spaces trimmed
+        ("foo", (), None),  # nothing loaded: no list to check against
+    ],
+)
+def test_an_explicit_venue_must_be_loaded(
+    venue: str, venues: tuple[str, ...], problem: QueryProblem | None
+) -> None:
+    parsed = parse_query("shampoo", venues=venues, venue=venue)
+    assert parsed.problem is problem
+    assert parsed.venue in (*venues, venue.strip())
+
+
 def test_filter_only_query() -> None:
     parsed = parse_query("NeurIPS 2023", venues=VENUES)
     assert parsed.problem is None

@@ -172,6 +172,18 @@ def test_each_problem_has_its_message(problem: QueryProblem) -> None:
     assert ("300" in text) == (problem is QueryProblem.TOO_LONG)
 
 
+def test_an_unknown_venue_names_it_safely_and_lists_the_loaded_ones() -> None:
+    text = query_problem(
+        QueryProblem.UNKNOWN_VENUE, 300, venue="*foo* @everyone", venues=["ICLR", "NeurIPS"]
+    )
+    assert text.startswith("No loaded paper is from a venue called **")
+    assert "\\*foo\\*" in text
+    assert "@everyone" not in text
+    assert text.endswith("The venues are: ICLR, NeurIPS.")
+    many = query_problem(QueryProblem.UNKNOWN_VENUE, 300, venue="x", venues=["V" * 50] * 100)
+    assert len(many) <= limits.CONTENT_MAX
+
+
 def test_messages_are_translated() -> None:
     table = {"No papers found for **{query}**.": "没有找到 **{query}**。"}
     message = nothing_found(parse_query("xqz"), [], tr=lambda s: table.get(s, s))

@@ -171,6 +171,14 @@ async def test_bad_queries(loaded_db: Database, query: str, problem: QueryProble
     assert result.hits == ()
 
 
+async def test_an_unknown_venue_is_a_problem_with_the_loaded_venues(loaded_db: Database) -> None:
+    result = await service(loaded_db).search("qlora", venue="nips")
+    assert result.problem is QueryProblem.UNKNOWN_VENUE
+    assert result.hits == ()
+    assert "NeurIPS" in result.venues
+    assert (await service(loaded_db).search("qlora", venue="NEURIPS")).hits
+
+
 async def test_sql_looking_text_is_only_ever_a_bound_value(loaded_db: Database) -> None:
     svc = service(loaded_db)
     for query in ["'; DROP TABLE papers; --", "NEAR(a b)", "title:*", "x' OR '1'='1"]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from paperbot.cli.common import EXIT_OK, print_json, with_app, year
+from paperbot.cli.common import EXIT_OK, fail, print_json, with_app, year
 from paperbot.config import Settings
 from paperbot.core.models import Paper
 from paperbot.services.app import App
@@ -22,6 +22,13 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     async def job(app: App) -> int:
         found = await app.corpus.list_papers(venue=args.venue, year=args.year)
+        if not found and args.venue:
+            known = sorted({v.venue for v in await app.corpus.venues()})
+            if args.venue.strip().casefold() not in {v.casefold() for v in known}:
+                return fail(
+                    f"no loaded paper is from a venue called '{args.venue}'; "
+                    f"venues: {', '.join(known) or 'none (nothing is loaded)'}"
+                )
         if args.json:
             print_json([paper_json(p) for p in found])
         else:

@@ -96,6 +96,10 @@ def _print(result: SearchResult, max_length: int) -> None:
     if result.problem is QueryProblem.TOO_LONG:
         print(f"query too long: keep it under {max_length} characters")
         return
+    if result.problem is QueryProblem.UNKNOWN_VENUE:
+        known = ", ".join(result.venues)
+        print(f"no loaded paper is from a venue called '{result.query.venue}'; venues: {known}")
+        return
     if result.problem is not None:
         print(_PROBLEMS[result.problem])
         return

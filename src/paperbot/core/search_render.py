@@ -52,6 +52,7 @@ ONLY_COMMON_WORDS = (
     "That query has only common words (the, of, 的 ...), which every paper says. "
     "Add the words of a title, a keyword or 中文关键词."
 )
+UNKNOWN_VENUE = "No loaded paper is from a venue called **{venue}**. The venues are: {venues}."
 YEAR_DROPPED = "Nothing from {year} matched, so these are from any year."
 UNSUPPORTED_SCRIPT = (
     "That query has no searchable words: only English and Chinese are indexed, "
@@ -277,13 +278,27 @@ def nothing_found(
     return MessageData(content=trim("\n".join(lines), limits.CONTENT_MAX))
 
 
-def query_problem(problem: QueryProblem, max_length: int, tr: Translate = untranslated) -> str:
-    """The answer to a query that cannot be searched."""
+def query_problem(
+    problem: QueryProblem,
+    max_length: int,
+    tr: Translate = untranslated,
+    *,
+    venue: str | None = None,
+    venues: Sequence[str] = (),
+) -> str:
+    """The answer to a query that cannot be searched (`venue` and the loaded
+    `venues` for `UNKNOWN_VENUE`)."""
     template = {
         QueryProblem.EMPTY: EMPTY_QUERY,
         QueryProblem.TOO_LONG: QUERY_TOO_LONG,
         QueryProblem.NO_TERMS: NO_TERMS,
         QueryProblem.ONLY_COMMON_WORDS: ONLY_COMMON_WORDS,
         QueryProblem.UNSUPPORTED_SCRIPT: UNSUPPORTED_SCRIPT,
+        QueryProblem.UNKNOWN_VENUE: UNKNOWN_VENUE,
     }[problem]
-    return tr(template).format(limit=max_length)
+    text = tr(template).format(
+        limit=max_length,
+        venue=safe_text(trim(venue or "", 100)),
+        venues=", ".join(safe_text(v) for v in venues),
+    )
+    return trim(text, limits.CONTENT_MAX)

@@ -36,6 +36,8 @@ class SearchResult:
     # A year read from the query text that found nothing, so it was dropped
     # and these hits are from any year.
     year_dropped: int | None = None
+    # The loaded venues, for the answer to an unknown venue.
+    venues: tuple[str, ...] = ()
 
     @property
     def problem(self) -> QueryProblem | None:

@@ -63,6 +63,7 @@ ZH_CN: dict[str, str] = {
     render.ONLY_COMMON_WORDS: (
         "查询里只有常见词（the、of、的 等），每篇论文都有。请加上标题里的词、关键词或中文关键词。"
     ),
+    render.UNKNOWN_VENUE: "已加载的论文里没有来自 **{venue}** 的。现有会议：{venues}。",
     render.YEAR_DROPPED: "没有 {year} 年的论文匹配，以下结果不限年份。",
     render.UNSUPPORTED_SCRIPT: (
         "查询里没有可搜索的词：只索引了英文和中文，不支持这种文字。试试英文单词或中文关键词。"
@@ -118,7 +119,15 @@ class Search(commands.Cog):
             result = await self._searched(thinking, query, venue, year)
             hits = await self._personal_order(interaction, thinking, result.hits)
         if result.problem is not None:
-            raise UserError(render.query_problem(result.problem, settings.max_query_length, tr))
+            raise UserError(
+                render.query_problem(
+                    result.problem,
+                    settings.max_query_length,
+                    tr,
+                    venue=result.query.venue,
+                    venues=result.venues,
+                )
+            )
         if not hits:
             message = render.nothing_found(result.query, result.suggestions, tr)
             await reply(interaction, message)

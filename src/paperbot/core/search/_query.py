@@ -49,6 +49,8 @@ class QueryProblem(Enum):
     ONLY_COMMON_WORDS = "only_common_words"
     # Letters of a script the index does not hold (Hebrew, Arabic, Cyrillic...).
     UNSUPPORTED_SCRIPT = "unsupported_script"
+    # A venue option naming no loaded venue: say so rather than find nothing.
+    UNKNOWN_VENUE = "unknown_venue"
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,12 +123,15 @@ def parse_query(
     """Normalise a query, pull venue/year filters out of it, classify bad input.
 
     Explicit `venue`/`year` options win over ones written in the query; a
-    venue is recognised only when it is one of the loaded `venues`.
+    venue is recognised only when it is one of the loaded `venues` (any case),
+    and an explicit one that is not is `UNKNOWN_VENUE`.
     `word_count` (a summary document frequency, `corpus_word_counts`) lets
     Chinese runs be cut into the corpus's words as well as aliases.
     """
     visible = strip_invisible(raw).strip()
     venue = _canonical_venue(venue, venues) if venue else None
+    if venue and venues and venue not in venues:
+        return ParsedQuery(raw, venue=venue, year=year, problem=QueryProblem.UNKNOWN_VENUE)
     if len(visible) > max_length:
         return ParsedQuery(raw, venue=venue, year=year, problem=QueryProblem.TOO_LONG)
     normalized = normalize(visible)
@@ -134,19 +139,7 @@ def parse_query(
         if venue or year:
             return ParsedQuery(raw, venue=venue, year=year)
         return ParsedQuery(raw, venue=venue, year=year, problem=QueryProblem.EMPTY)
-    words: list[str] = []
-    by_fold = {v.casefold(): v for v in venues}
-    for token in tokens(normalized):
-        glued = _GLUED_VENUE_YEAR.match(token)
-        if token in by_fold:
-            venue = venue or by_fold[token]
-        elif _YEAR.match(token) and MIN_YEAR <= int(token) <= MAX_YEAR:
-            year = year or int(token)
-        elif glued and glued.group(1) in by_fold:
-            venue = venue or by_fold[glued.group(1)]
-            year = year or int(glued.group(2))
-        else:
-            words.append(token)
+    words, venue, year = _split_filters(normalized, venues, venue, year)
     terms = _content_terms(
         expand_terms(
             _without_cjk_questions(words), expansions or {}, translations or {}, word_count
@@ -160,6 +153,27 @@ def parse_query(
     if not terms and not (venue or year):
         return ParsedQuery(raw, problem=_why_no_terms(normalized))
     return ParsedQuery(raw, terms=terms, venue=venue, year=year, phrase=" ".join(words))
+
+
+def _split_filters(
+    normalized: str, venues: Collection[str], venue: str | None, year: int | None
+) -> tuple[list[str], str | None, int | None]:
+    """The query's words, and the venue and year it names (`NeurIPS 2023`,
+    `iclr2026`) unless the explicit `venue`/`year` options already say them."""
+    words: list[str] = []
+    by_fold = {v.casefold(): v for v in venues}
+    for token in tokens(normalized):
+        glued = _GLUED_VENUE_YEAR.match(token)
+        if token in by_fold:
+            venue = venue or by_fold[token]
+        elif _YEAR.match(token) and MIN_YEAR <= int(token) <= MAX_YEAR:
+            year = year or int(token)
+        elif glued and glued.group(1) in by_fold:
+            venue = venue or by_fold[glued.group(1)]
+            year = year or int(glued.group(2))
+        else:
+            words.append(token)
+    return words, venue, year
 
 
 def _without_cjk_questions(words: Sequence[str]) -> list[str]:
