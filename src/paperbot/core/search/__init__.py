@@ -49,6 +49,7 @@ from paperbot.core.search._dictionary import (
     english_translation,
     load_dictionary,
 )
+from paperbot.core.search._filters import MAX_YEAR, MIN_YEAR
 from paperbot.core.search._fusion import fuse_ranks, fused_order, query_cosines
 from paperbot.core.search._general import english_idf, general_idf, zipf_frequency
 from paperbot.core.search._grams import (
@@ -84,8 +85,6 @@ from paperbot.core.search._persist import (
 )
 from paperbot.core.search._query import (
     MAX_ALTERNATIVES,
-    MAX_YEAR,
-    MIN_YEAR,
     ParsedQuery,
     QueryProblem,
     Term,

@@ -7,13 +7,13 @@ Pure: the caller passes the venues that are loaded and the alias table, so
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
 from paperbot.core.search._cut import COMMON_CHAR, MIN_PIECE_DF, Piece, WordCount, cut_run
 from paperbot.core.search._dictionary import dictionary_translation, english_translation
+from paperbot.core.search._filters import canonical_venue, split_filters
 from paperbot.core.search._weights import (
     ALTERNATIVE,
     CHAR_FACTOR,
@@ -30,13 +30,9 @@ from paperbot.core.search._words import (
 )
 from paperbot.core.text import has_cjk, is_cjk_run, normalize, strip_invisible, tokens
 
-MIN_YEAR = 1950
-MAX_YEAR = 2100
-_GLUED_VENUE_YEAR = re.compile(r"^([a-z][a-z-]*?)((?:19|20)\d{2})$")
 # Aliases tried per term: the first ones (canonical names come first) say
 # the most, and each costs a pass over the index.
 MAX_ALTERNATIVES = 4
-_YEAR = re.compile(r"^(?:19|20)\d{2}$")
 
 
 class QueryProblem(Enum):
@@ -129,7 +125,7 @@ def parse_query(
     Chinese runs be cut into the corpus's words as well as aliases.
     """
     visible = strip_invisible(raw).strip()
-    venue = _canonical_venue(venue, venues) if venue else None
+    venue = canonical_venue(venue, venues) if venue else None
     if venue and venues and venue not in venues:
         return ParsedQuery(raw, venue=venue, year=year, problem=QueryProblem.UNKNOWN_VENUE)
     if len(visible) > max_length:
@@ -139,7 +135,7 @@ def parse_query(
         if venue or year:
             return ParsedQuery(raw, venue=venue, year=year)
         return ParsedQuery(raw, venue=venue, year=year, problem=QueryProblem.EMPTY)
-    words, venue, year = _split_filters(normalized, venues, venue, year)
+    words, venue, year = split_filters(normalized, venues, venue, year)
     terms = _content_terms(
         expand_terms(
             _without_cjk_questions(words), expansions or {}, translations or {}, word_count
@@ -153,27 +149,6 @@ def parse_query(
     if not terms and not (venue or year):
         return ParsedQuery(raw, problem=_why_no_terms(normalized))
     return ParsedQuery(raw, terms=terms, venue=venue, year=year, phrase=" ".join(words))
-
-
-def _split_filters(
-    normalized: str, venues: Collection[str], venue: str | None, year: int | None
-) -> tuple[list[str], str | None, int | None]:
-    """The query's words, and the venue and year it names (`NeurIPS 2023`,
-    `iclr2026`) unless the explicit `venue`/`year` options already say them."""
-    words: list[str] = []
-    by_fold = {v.casefold(): v for v in venues}
-    for token in tokens(normalized):
-        glued = _GLUED_VENUE_YEAR.match(token)
-        if token in by_fold:
-            venue = venue or by_fold[token]
-        elif _YEAR.match(token) and MIN_YEAR <= int(token) <= MAX_YEAR:
-            year = year or int(token)
-        elif glued and glued.group(1) in by_fold:
-            venue = venue or by_fold[glued.group(1)]
-            year = year or int(glued.group(2))
-        else:
-            words.append(token)
-    return words, venue, year
 
 
 def _without_cjk_questions(words: Sequence[str]) -> list[str]:
@@ -236,14 +211,6 @@ def _is_noise(token: str) -> bool:
         or (len(token) == 1 and token.isascii())
         or all(ch in CJK_PARTICLES for ch in token)
     )
-
-
-def _canonical_venue(venue: str, venues: Collection[str]) -> str:
-    folded = venue.strip().casefold()
-    for known in venues:
-        if known.casefold() == folded:
-            return known
-    return venue.strip()
 
 
 def expand_terms(
