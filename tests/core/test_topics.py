@@ -309,6 +309,12 @@ def test_suggest_offers_no_keyword_for_a_vocabulary_topic(vocab: Vocabulary) -> 
     assert {c.value for c in choices} <= {t.key for t in vocab.topics}
 
 
+@pytest.mark.parametrize("text", ["the", "of the", "的"])
+def test_suggest_offers_no_keyword_of_common_words(vocab: Vocabulary, text: str) -> None:
+    # It would be refused when chosen: autocomplete never offers what fails.
+    assert all("keyword" not in c.name for c in suggest(text, vocab))
+
+
 def test_suggest_empty_text_lists_topics_alphabetically(vocab: Vocabulary) -> None:
     choices = suggest("", vocab)
     names = [c.name for c in choices]
