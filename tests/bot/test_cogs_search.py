@@ -92,6 +92,12 @@ async def test_an_unknown_venue_is_a_user_error_listing_the_venues(
         await run(cog, interaction, "qlora", venue="nips")
 
 
+async def test_an_unknown_year_is_a_user_error_listing_the_years(cog: Search, bot: MockBot) -> None:
+    interaction = MockInteraction(client=bot)
+    with pytest.raises(UserError, match=r"No loaded paper is from 2019. The years are: .*2023"):
+        await run(cog, interaction, "qlora", year=2019)
+
+
 async def test_filters_from_options(cog: Search, bot: MockBot) -> None:
     interaction = MockInteraction(client=bot)
     await run(cog, interaction, "qlora", venue="neurips", year=2023)

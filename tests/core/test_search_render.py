@@ -184,6 +184,11 @@ def test_an_unknown_venue_names_it_safely_and_lists_the_loaded_ones() -> None:
     assert len(many) <= limits.CONTENT_MAX
 
 
+def test_an_unknown_year_lists_the_loaded_ones() -> None:
+    text = query_problem(QueryProblem.UNKNOWN_YEAR, 300, year=2019, years=[2023, 2025])
+    assert text == "No loaded paper is from 2019. The years are: 2023, 2025."
+
+
 def test_messages_are_translated() -> None:
     table = {"No papers found for **{query}**.": "没有找到 **{query}**。"}
     message = nothing_found(parse_query("xqz"), [], tr=lambda s: table.get(s, s))

@@ -179,6 +179,14 @@ async def test_an_unknown_venue_is_a_problem_with_the_loaded_venues(loaded_db: D
     assert (await service(loaded_db).search("qlora", venue="NEURIPS")).hits
 
 
+async def test_an_unknown_year_is_a_problem_with_the_loaded_years(loaded_db: Database) -> None:
+    result = await service(loaded_db).search("qlora", year=2019)
+    assert result.problem is QueryProblem.UNKNOWN_YEAR
+    assert result.hits == ()
+    assert 2023 in result.years
+    assert (await service(loaded_db).search("qlora", year=2023)).hits
+
+
 async def test_sql_looking_text_is_only_ever_a_bound_value(loaded_db: Database) -> None:
     svc = service(loaded_db)
     for query in ["'; DROP TABLE papers; --", "NEAR(a b)", "title:*", "x' OR '1'='1"]:

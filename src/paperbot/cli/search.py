@@ -100,6 +100,10 @@ def _print(result: SearchResult, max_length: int) -> None:
         known = ", ".join(result.venues)
         print(f"no loaded paper is from a venue called '{result.query.venue}'; venues: {known}")
         return
+    if result.problem is QueryProblem.UNKNOWN_YEAR:
+        known = ", ".join(str(y) for y in result.years)
+        print(f"no loaded paper is from {result.query.year}; years: {known}")
+        return
     if result.problem is not None:
         print(_PROBLEMS[result.problem])
         return

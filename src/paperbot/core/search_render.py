@@ -53,6 +53,7 @@ ONLY_COMMON_WORDS = (
     "Add the words of a title, a keyword or 中文关键词."
 )
 UNKNOWN_VENUE = "No loaded paper is from a venue called **{venue}**. The venues are: {venues}."
+UNKNOWN_YEAR = "No loaded paper is from {year}. The years are: {years}."
 YEAR_DROPPED = "Nothing from {year} matched, so these are from any year."
 UNSUPPORTED_SCRIPT = (
     "That query has no searchable words: only English and Chinese are indexed, "
@@ -285,9 +286,11 @@ def query_problem(
     *,
     venue: str | None = None,
     venues: Sequence[str] = (),
+    year: int | None = None,
+    years: Sequence[int] = (),
 ) -> str:
     """The answer to a query that cannot be searched (`venue` and the loaded
-    `venues` for `UNKNOWN_VENUE`)."""
+    `venues` for `UNKNOWN_VENUE`, `year` and `years` for `UNKNOWN_YEAR`)."""
     template = {
         QueryProblem.EMPTY: EMPTY_QUERY,
         QueryProblem.TOO_LONG: QUERY_TOO_LONG,
@@ -295,10 +298,13 @@ def query_problem(
         QueryProblem.ONLY_COMMON_WORDS: ONLY_COMMON_WORDS,
         QueryProblem.UNSUPPORTED_SCRIPT: UNSUPPORTED_SCRIPT,
         QueryProblem.UNKNOWN_VENUE: UNKNOWN_VENUE,
+        QueryProblem.UNKNOWN_YEAR: UNKNOWN_YEAR,
     }[problem]
     text = tr(template).format(
         limit=max_length,
         venue=safe_text(trim(venue or "", 100)),
         venues=", ".join(safe_text(v) for v in venues),
+        year=year,
+        years=", ".join(str(y) for y in years),
     )
     return trim(text, limits.CONTENT_MAX)

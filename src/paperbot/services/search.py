@@ -379,7 +379,7 @@ class SearchService:
             self._parse_and_rank, index, query, venue, year, limit, eager
         )
         if parsed.problem is not None:
-            return SearchResult(parsed, venues=index.venues)
+            return SearchResult(parsed, venues=index.venues, years=core.loaded_years(index))
         if not ranking.ids:
             suggestion_ids = await self._run(core.suggest_titles, index, parsed)
             suggested = await paper_store.get_papers(self._db, suggestion_ids)

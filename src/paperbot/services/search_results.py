@@ -36,8 +36,9 @@ class SearchResult:
     # A year read from the query text that found nothing, so it was dropped
     # and these hits are from any year.
     year_dropped: int | None = None
-    # The loaded venues, for the answer to an unknown venue.
+    # The loaded venues and years, for the answer to an unknown one.
     venues: tuple[str, ...] = ()
+    years: tuple[int, ...] = ()
 
     @property
     def problem(self) -> QueryProblem | None:

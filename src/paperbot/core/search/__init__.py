@@ -94,7 +94,7 @@ from paperbot.core.search._query import (
     is_rare_char,
     parse_query,
 )
-from paperbot.core.search._rank import rank, rank_or_yearless, suggest_titles
+from paperbot.core.search._rank import loaded_years, rank, rank_or_yearless, suggest_titles
 from paperbot.core.search._recall import (
     TermScores,
     filter_mask,
@@ -180,6 +180,7 @@ __all__ = [
     "keeps_common",
     "latin_near",
     "load_dictionary",
+    "loaded_years",
     "pack_texts",
     "packed_char_counts",
     "parse_query",

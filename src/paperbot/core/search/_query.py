@@ -47,6 +47,8 @@ class QueryProblem(Enum):
     UNSUPPORTED_SCRIPT = "unsupported_script"
     # A venue option naming no loaded venue: say so rather than find nothing.
     UNKNOWN_VENUE = "unknown_venue"
+    # The same for a year option (decided at rank time: it needs the index).
+    UNKNOWN_YEAR = "unknown_year"
 
 
 @dataclass(frozen=True, slots=True)

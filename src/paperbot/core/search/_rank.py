@@ -14,7 +14,7 @@ from paperbot.core.lazy import LazySequence
 from paperbot.core.search._fusion import fused_order
 from paperbot.core.search._grams import term_grams
 from paperbot.core.search._index import EMPTY_RANKING, Ranking, SearchIndex
-from paperbot.core.search._query import ParsedQuery, Term
+from paperbot.core.search._query import ParsedQuery, QueryProblem, Term
 from paperbot.core.search._recall import field_scores, filter_mask, stage1_scores, top_candidates
 from paperbot.core.search._rerank import Prepared, prepared_scores, rerank_fields
 from paperbot.core.search._segment import split_unknown_runs
@@ -95,9 +95,11 @@ def rank_or_yearless(
 ) -> tuple[ParsedQuery, Ranking, int | None]:
     """`rank`; when nothing matched only because of a year read from the
     words ("… Number 1999": a number in a title) and not `year_given`, the
-    ranking of the words without it. (The query answered, its ranking, the
-    year dropped or None.)"""
+    ranking of the words without it; a given year no paper has is
+    `UNKNOWN_YEAR`. (The query answered, its ranking, the year dropped or None.)"""
     ranking = rank(index, query, highlight=highlight, eager=eager)
+    if not ranking.ids and year_given and query.year not in loaded_years(index):
+        return replace(query, problem=QueryProblem.UNKNOWN_YEAR), ranking, None
     if ranking.ids or year_given or query.year is None or not query.terms:
         return query, ranking, None
     unfiltered = replace(query, year=None)
@@ -105,6 +107,13 @@ def rank_or_yearless(
     if not fallback.ids:
         return query, ranking, None
     return unfiltered, fallback, query.year
+
+
+def loaded_years(index: SearchIndex) -> tuple[int, ...]:
+    """The years of the papers a search can return, oldest first."""
+    alive = np.ones(index.size, dtype=np.bool_)
+    alive[index.dead] = False
+    return tuple(int(year) for year in np.unique(index.years[alive]))
 
 
 def _filter_only(index: SearchIndex, mask: NDArray[np.bool_], limit: int | None) -> Ranking:
