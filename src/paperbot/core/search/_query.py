@@ -26,6 +26,7 @@ from paperbot.core.search._words import (
     CJK_PARTICLES,
     CJK_QUESTION_WORDS,
     STOP_WORDS,
+    is_particle_run,
     is_question_word,
 )
 from paperbot.core.text import has_cjk, is_cjk_run, normalize, strip_invisible, tokens
@@ -208,11 +209,7 @@ def _is_noise(token: str) -> bool:
     """A word that finds nothing useful alone: an English stop word, a
     single Latin letter/digit (`" OR 1=1 --` has no real term), or Chinese
     grammar characters only (的 is in every summary)."""
-    return (
-        token in STOP_WORDS
-        or (len(token) == 1 and token.isascii())
-        or all(ch in CJK_PARTICLES for ch in token)
-    )
+    return token in STOP_WORDS or (len(token) == 1 and token.isascii()) or is_particle_run(token)
 
 
 def expand_terms(

@@ -266,8 +266,9 @@ def is_common_word(text: str) -> bool:
     """A word no paper is about: a stop, question or function word, or a
     run of Chinese grammar characters (的, 的了). Text made only of these
     finds every paper or none, so it is neither a search nor a topic."""
-    return (
-        text in STOP_WORDS
-        or is_question_word(text)
-        or (bool(text) and all(ch in CJK_PARTICLES for ch in text))
-    )
+    return text in STOP_WORDS or is_question_word(text) or is_particle_run(text)
+
+
+def is_particle_run(text: str) -> bool:
+    """Chinese grammar characters only (的, 的了): in every summary."""
+    return bool(text) and all(ch in CJK_PARTICLES for ch in text)
