@@ -23,7 +23,7 @@ from paperbot.core import search as core
 from paperbot.core.search import ParsedQuery, parse_query
 from paperbot.services import search_store
 from paperbot.services.memory import release_free_memory
-from paperbot.services.search_results import IndexStatus, SearchHit, SearchResult
+from paperbot.services.search_results import IndexStatus, SearchHit, SearchResult, problem_result
 from paperbot.services.search_store import COMPACT_SHARE, WATERMARK
 from paperbot.services.workers import WORKER_THRESHOLD, off_loop
 from paperbot.storage import papers as paper_store
@@ -379,7 +379,7 @@ class SearchService:
             self._parse_and_rank, index, query, venue, year, limit, eager
         )
         if parsed.problem is not None:
-            return SearchResult(parsed, venues=index.venues, years=core.loaded_years(index))
+            return problem_result(index, parsed)
         if not ranking.ids:
             suggestion_ids = await self._run(core.suggest_titles, index, parsed)
             suggested = await paper_store.get_papers(self._db, suggestion_ids)

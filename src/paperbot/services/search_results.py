@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from paperbot.core.models import Paper
-from paperbot.core.search import ParsedQuery, QueryProblem
+from paperbot.core.search import ParsedQuery, QueryProblem, SearchIndex, loaded_years
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +43,17 @@ class SearchResult:
     @property
     def problem(self) -> QueryProblem | None:
         return self.query.problem
+
+
+def problem_result(index: SearchIndex, query: ParsedQuery) -> SearchResult:
+    """The answer to a query that cannot be searched; an unknown venue or
+    year comes with the loaded ones (only then: the years are a pass over
+    every paper)."""
+    if query.problem is QueryProblem.UNKNOWN_VENUE:
+        return SearchResult(query, venues=index.venues)
+    if query.problem is QueryProblem.UNKNOWN_YEAR:
+        return SearchResult(query, years=loaded_years(index))
+    return SearchResult(query)
 
 
 @dataclass(frozen=True, slots=True)
