@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from paperbot.config import Settings
@@ -24,6 +24,12 @@ def fail(message: str, code: int = EXIT_PROBLEMS) -> int:
     """One line on stderr, and the exit code to return."""
     print(f"paperbot: {message}", file=sys.stderr)
     return code
+
+
+def unknown_venue(venue: str, venues: Iterable[str]) -> str:
+    """The line for a venue no loaded paper has, naming the ones there are."""
+    known = ", ".join(venues) or "none (nothing is loaded)"
+    return f"no loaded paper is from a venue called '{venue}'; venues: {known}"
 
 
 def print_json(data: Any) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from paperbot.cli.common import EXIT_OK, fail, print_json, with_app, year
+from paperbot.cli.common import EXIT_OK, fail, print_json, unknown_venue, with_app, year
 from paperbot.config import Settings
 from paperbot.core.models import Paper
+from paperbot.core.search import canonical_venue
 from paperbot.services.app import App
 
 
@@ -24,11 +25,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         found = await app.corpus.list_papers(venue=args.venue, year=args.year)
         if not found and args.venue:
             known = sorted({v.venue for v in await app.corpus.venues()})
-            if args.venue.strip().casefold() not in {v.casefold() for v in known}:
-                return fail(
-                    f"no loaded paper is from a venue called '{args.venue}'; "
-                    f"venues: {', '.join(known) or 'none (nothing is loaded)'}"
-                )
+            if canonical_venue(args.venue, known) not in known:
+                return fail(unknown_venue(args.venue, known))
         if args.json:
             print_json([paper_json(p) for p in found])
         else:

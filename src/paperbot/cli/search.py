@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from paperbot.argtypes import positive_int
-from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, print_json, with_app, year
+from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, print_json, unknown_venue, with_app, year
 from paperbot.config import Settings
 from paperbot.core.render import trim
 from paperbot.core.search import QueryProblem
@@ -97,8 +97,7 @@ def _print(result: SearchResult, max_length: int) -> None:
         print(f"query too long: keep it under {max_length} characters")
         return
     if result.problem is QueryProblem.UNKNOWN_VENUE:
-        known = ", ".join(result.venues)
-        print(f"no loaded paper is from a venue called '{result.query.venue}'; venues: {known}")
+        print(unknown_venue(result.query.venue or "", result.venues))
         return
     if result.problem is QueryProblem.UNKNOWN_YEAR:
         known = ", ".join(str(y) for y in result.years)

@@ -49,7 +49,7 @@ from paperbot.core.search._dictionary import (
     english_translation,
     load_dictionary,
 )
-from paperbot.core.search._filters import MAX_YEAR, MIN_YEAR
+from paperbot.core.search._filters import MAX_YEAR, MIN_YEAR, canonical_venue
 from paperbot.core.search._fusion import fuse_ranks, fused_order, query_cosines
 from paperbot.core.search._general import english_idf, general_idf, zipf_frequency
 from paperbot.core.search._grams import (
@@ -152,6 +152,7 @@ __all__ = [
     "build_field",
     "build_index",
     "build_index_columns",
+    "canonical_venue",
     "char_counts",
     "char_grams",
     "chunk_word_keys",
