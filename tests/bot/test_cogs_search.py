@@ -96,6 +96,9 @@ async def test_an_unknown_year_is_a_user_error_listing_the_years(cog: Search, bo
     interaction = MockInteraction(client=bot)
     with pytest.raises(UserError, match=r"No loaded paper is from 2019. The years are: .*2023"):
         await run(cog, interaction, "qlora", year=2019)
+    pattern = r"No loaded \*\*ICLR\*\* paper is from 2023. Its years are: 2026."
+    with pytest.raises(UserError, match=pattern):
+        await run(cog, interaction, "qlora", venue="iclr", year=2023)
 
 
 async def test_filters_from_options(cog: Search, bot: MockBot) -> None:

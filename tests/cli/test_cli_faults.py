@@ -184,6 +184,9 @@ def test_an_explicit_year_option_does_not_fall_back(capsys: pytest.CaptureFixtur
     code, out, _err = run_cli(capsys, "search", "scaling laws", "--year", "1999")
     # No fallback to any year: the option stands, and the answer names the years there are.
     assert (code, out.strip()) == (1, "no loaded paper is from 1999; years: 2023, 2025, 2026")
+    code, out, _err = run_cli(capsys, "search", "scaling laws", "--venue", "iclr", "--year", "2023")
+    # 2023 is loaded, but no ICLR paper is from it: the years named are ICLR's.
+    assert (code, out.strip()) == (1, "no loaded ICLR paper is from 2023; years: 2026")
 
 
 # --- bench digest (smaller things) -------------------------------------------

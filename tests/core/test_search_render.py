@@ -187,6 +187,8 @@ def test_an_unknown_venue_names_it_safely_and_lists_the_loaded_ones() -> None:
 def test_an_unknown_year_lists_the_loaded_ones() -> None:
     text = query_problem(QueryProblem.UNKNOWN_YEAR, 300, year=2019, years=[2023, 2025])
     assert text == "No loaded paper is from 2019. The years are: 2023, 2025."
+    of_venue = query_problem(QueryProblem.UNKNOWN_YEAR, 300, venue="ICLR", year=2023, years=[2026])
+    assert of_venue == "No loaded **ICLR** paper is from 2023. Its years are: 2026."
 
 
 def test_messages_are_translated() -> None:

@@ -187,6 +187,15 @@ async def test_an_unknown_year_is_a_problem_with_the_loaded_years(loaded_db: Dat
     assert (await service(loaded_db).search("qlora", year=2023)).hits
 
 
+async def test_a_year_the_venue_has_no_paper_from_lists_the_venues_years(
+    loaded_db: Database,
+) -> None:
+    result = await service(loaded_db).search("scaling laws", venue="iclr", year=2023)
+    assert result.problem is QueryProblem.UNKNOWN_YEAR
+    assert (result.query.venue, result.years) == ("ICLR", (2026,))
+    assert (await service(loaded_db).search("scaling laws", venue="iclr", year=2026)).hits
+
+
 async def test_sql_looking_text_is_only_ever_a_bound_value(loaded_db: Database) -> None:
     svc = service(loaded_db)
     for query in ["'; DROP TABLE papers; --", "NEAR(a b)", "title:*", "x' OR '1'='1"]:

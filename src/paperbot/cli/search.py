@@ -101,7 +101,8 @@ def _print(result: SearchResult, max_length: int) -> None:
         return
     if result.problem is QueryProblem.UNKNOWN_YEAR:
         known = ", ".join(str(y) for y in result.years)
-        print(f"no loaded paper is from {result.query.year}; years: {known}")
+        whose = f"{result.query.venue} paper" if result.query.venue else "paper"
+        print(f"no loaded {whose} is from {result.query.year}; years: {known}")
         return
     if result.problem is not None:
         print(_PROBLEMS[result.problem])

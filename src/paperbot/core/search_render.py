@@ -54,6 +54,7 @@ ONLY_COMMON_WORDS = (
 )
 UNKNOWN_VENUE = "No loaded paper is from a venue called **{venue}**. The venues are: {venues}."
 UNKNOWN_YEAR = "No loaded paper is from {year}. The years are: {years}."
+UNKNOWN_VENUE_YEAR = "No loaded **{venue}** paper is from {year}. Its years are: {years}."
 YEAR_DROPPED = "Nothing from {year} matched, so these are from any year."
 UNSUPPORTED_SCRIPT = (
     "That query has no searchable words: only English and Chinese are indexed, "
@@ -290,7 +291,8 @@ def query_problem(
     years: Sequence[int] = (),
 ) -> str:
     """The answer to a query that cannot be searched (`venue` and the loaded
-    `venues` for `UNKNOWN_VENUE`, `year` and `years` for `UNKNOWN_YEAR`)."""
+    `venues` for `UNKNOWN_VENUE`, `year` and `years` for `UNKNOWN_YEAR`,
+    where a `venue` says whose years they are)."""
     template = {
         QueryProblem.EMPTY: EMPTY_QUERY,
         QueryProblem.TOO_LONG: QUERY_TOO_LONG,
@@ -300,6 +302,8 @@ def query_problem(
         QueryProblem.UNKNOWN_VENUE: UNKNOWN_VENUE,
         QueryProblem.UNKNOWN_YEAR: UNKNOWN_YEAR,
     }[problem]
+    if problem is QueryProblem.UNKNOWN_YEAR and venue:
+        template = UNKNOWN_VENUE_YEAR
     text = tr(template).format(
         limit=max_length,
         venue=safe_text(trim(venue or "", 100)),

@@ -52,7 +52,7 @@ def problem_result(index: SearchIndex, query: ParsedQuery) -> SearchResult:
     if query.problem is QueryProblem.UNKNOWN_VENUE:
         return SearchResult(query, venues=index.venues)
     if query.problem is QueryProblem.UNKNOWN_YEAR:
-        return SearchResult(query, years=loaded_years(index))
+        return SearchResult(query, years=loaded_years(index, query.venue))
     return SearchResult(query)
 
 

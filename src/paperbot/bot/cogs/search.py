@@ -65,6 +65,7 @@ ZH_CN: dict[str, str] = {
     ),
     render.UNKNOWN_VENUE: "已加载的论文里没有来自 **{venue}** 的。现有会议：{venues}。",
     render.UNKNOWN_YEAR: "已加载的论文里没有 {year} 年的。现有年份：{years}。",
+    render.UNKNOWN_VENUE_YEAR: "已加载的 **{venue}** 论文里没有 {year} 年的。它的年份：{years}。",
     render.YEAR_DROPPED: "没有 {year} 年的论文匹配，以下结果不限年份。",
     render.UNSUPPORTED_SCRIPT: (
         "查询里没有可搜索的词：只索引了英文和中文，不支持这种文字。试试英文单词或中文关键词。"

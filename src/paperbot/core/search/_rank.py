@@ -96,9 +96,10 @@ def rank_or_yearless(
     """`rank`; when nothing matched only because of a year read from the
     words ("… Number 1999": a number in a title) and not `year_given`, the
     ranking of the words without it; a given year no paper has is
-    `UNKNOWN_YEAR`. (The query answered, its ranking, the year dropped or None.)"""
+    `UNKNOWN_YEAR` (a year the venue asked for has no paper from, too).
+    (The query answered, its ranking, the year dropped or None.)"""
     ranking = rank(index, query, highlight=highlight, eager=eager)
-    if not ranking.ids and year_given and query.year not in loaded_years(index):
+    if not ranking.ids and year_given and query.year not in loaded_years(index, query.venue):
         return replace(query, problem=QueryProblem.UNKNOWN_YEAR), ranking, None
     if ranking.ids or year_given or query.year is None or not query.terms:
         return query, ranking, None
@@ -109,9 +110,11 @@ def rank_or_yearless(
     return unfiltered, fallback, query.year
 
 
-def loaded_years(index: SearchIndex) -> tuple[int, ...]:
-    """The years of the papers a search can return, oldest first."""
-    alive = np.ones(index.size, dtype=np.bool_)
+def loaded_years(index: SearchIndex, venue: str | None = None) -> tuple[int, ...]:
+    """The years of the papers a search can return (of `venue`'s papers,
+    when given), oldest first."""
+    selected = filter_mask(index, venue, None)
+    alive = np.ones(index.size, dtype=np.bool_) if selected is None else selected
     alive[index.dead] = False
     return tuple(int(year) for year in np.unique(index.years[alive]))
 
