@@ -99,6 +99,24 @@ def test_synonymous_topics_count_once(topics: str, capsys: pytest.CaptureFixture
     assert all(p["reason"].startswith("matches your topic Scaling laws") for p in picks)
 
 
+def test_a_keyword_that_runs_short_is_followed_by_the_topic_it_names(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["load"])
+    capsys.readouterr()
+    assert main(["topics", "match", "quantization", "--json", "--limit", "50"]) == 0
+    quantization = {m["id"] for m in json.loads(capsys.readouterr().out)["papers"]}
+    data = preview_json(capsys, "--topics", "量化感知训练", "--count", "5")
+    picks = data["picks"]
+    assert isinstance(picks, list)
+    # One paper says it; Quantization's papers come next, as near, not as fill
+    # from outside the reader's topics and never as matches.
+    assert [p["kind"] for p in picks] == ["match", "fill", "fill", "fill", "fill"]
+    for pick in picks[1:]:
+        assert pick["reason"].startswith("close to your topic “量化感知训练”")
+        assert pick["id"] in quantization
+
+
 def test_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     main(["load"])
     capsys.readouterr()

@@ -10,6 +10,7 @@ from paperbot.core.topics import (
     Vocabulary,
     build_corpus,
     match_topic,
+    named_within,
     parse_vocabulary,
     resolve,
 )
@@ -42,6 +43,12 @@ id = "vision"
 name = "Vision models"
 zh = "视觉模型"
 aliases = ["vision"]
+
+[[topic]]
+id = "safety"
+name = "Safety"
+zh = "安全"
+weak_aliases = ["jailbreak", "越狱", "model"]
 """
 
 
@@ -87,3 +94,26 @@ def test_resolve_without_generic_words(vocab: Vocabulary, text: str, kind: str, 
 def test_keyword_without_generic_words(keyword: str, title: str, place: str) -> None:
     found = match_topic(Topic.keyword(keyword), build_corpus([(7, title, "")]))
     assert (7 in found.ids, 7 in found.near_ids) == (place == "match", place == "near")
+
+
+@pytest.mark.parametrize(
+    ("keyword", "named"),
+    [
+        ("quantization-aware training", ("quantization",)),  # a word of it
+        ("量化感知训练", ("quantization",)),  # a Chinese piece of it
+        ("越狱攻击", ("safety",)),  # a weak alias counts: it is part of a narrower idea
+        ("jailbreak vision prompts", ("vision", "safety")),  # every topic named
+        ("visionary ideas", ()),  # whole words only in English
+        ("model editing", ()),  # a generic word names nothing, even as an alias
+        ("galore", ()),
+    ],
+)
+def test_named_within(vocab: Vocabulary, keyword: str, named: tuple[str, ...]) -> None:
+    found = named_within(Topic.keyword(keyword), vocab)
+    assert {t.key for t in found} == set(named)
+
+
+def test_a_vocabulary_topic_names_no_other(vocab: Vocabulary) -> None:
+    topic = vocab.get("multimodal")
+    assert topic is not None
+    assert named_within(topic, vocab) == ()

@@ -22,6 +22,7 @@ from paperbot.core.topics import (
     clip,
     term_key,
 )
+from paperbot.services.keyword_near import KeywordNear
 from paperbot.services.topics import TopicService
 from paperbot.storage import subscriptions as store
 from paperbot.storage.backend import Database
@@ -75,6 +76,7 @@ class SubscriptionService:
     def __init__(self, db: Database, topics: TopicService) -> None:
         self.db = db
         self.topics = topics
+        self._near = KeywordNear(topics)
 
     async def listing(
         self, guild_id: int | None = None, user_id: int | None = None
@@ -209,14 +211,16 @@ class SubscriptionService:
         return [(joined(topic), users) for topic, users in followed]
 
     async def _merged(self, followed: Sequence[TopicFollowers]) -> list[TopicDemand]:
-        """One demand per topic id, with the union of its followers."""
+        """One demand per topic id, with the union of its followers (a
+        keyword's near papers topped up where its terms found few:
+        `KeywordNear`)."""
         by_id: dict[tuple[str, str], tuple[Topic, dict[int, None]]] = {}
         for topic, users in followed:
             _, seen = by_id.setdefault((topic.kind, topic.key), (topic, {}))
             seen.update(dict.fromkeys(users))
         result = []
         for topic, followers in by_id.values():
-            found = await self.topics.matches(topic)
+            found = await self._near.topped_up(topic, await self.topics.matches(topic))
             result.append(
                 TopicDemand(
                     topic.label,

@@ -10,13 +10,15 @@ Import from this package only; its modules are private:
 TOML parsing with line-numbered errors), `_hierarchy` (`broader`: the
 topics below a topic, whose strong terms count for it), `_bilingual` (`expand_bilingual`:
 English <-> Chinese expansion of keywords and query terms), `_generic`
-(what a keyword says without the field's generic words), `_input`
+(what a keyword says without the field's generic words, the topics it
+names a part of), `_input`
 (checking and resolving user text, autocomplete), `_corpus` (papers
 prepared for matching), `_hits` (where a topic's terms are found, which
 finds count, what says a keyword within a topic), `_matching` (batch
-matching with scores and explanations), `_coverage` (how the vocabulary
-covers a corpus), `_feedback` (the clear matches of a topic deciding its
-borderline papers, a profile kept with the matches), `_append` (a corpus
+matching with scores and explanations; near papers added from elsewhere),
+`_coverage` (how the vocabulary covers a corpus), `_feedback` (the clear
+matches of a topic deciding its borderline papers, a profile kept with the
+matches), `_append` (a corpus
 and its matches following appended papers).
 """
 
@@ -42,6 +44,7 @@ from paperbot.core.topics._feedback import (
     Profile,
     background_sample,
 )
+from paperbot.core.topics._generic import named_within
 from paperbot.core.topics._hits import TOPIC_LEAD_WEIGHT, TOPIC_SUMMARY_WEIGHT, TOPIC_TITLE_WEIGHT
 from paperbot.core.topics._input import (
     EMPTY_TOPIC,
@@ -67,6 +70,7 @@ from paperbot.core.topics._matching import (
     explain,
     match_topic,
     score_paper,
+    with_more_near,
 )
 from paperbot.core.topics._persist import (
     FROZEN_PROFILE,
@@ -142,6 +146,7 @@ __all__ = [
     "match_topic",
     "matches_from_arrays",
     "merge_matches",
+    "named_within",
     "parse_vocabulary",
     "part_matches",
     "resolve",
@@ -152,5 +157,6 @@ __all__ = [
     "term_key",
     "update_corpus",
     "vocabulary_fingerprint",
+    "with_more_near",
     "with_part",
 ]

@@ -16,7 +16,7 @@ from paperbot.core.topics._bilingual import (
     concept_parts,
     expand_bilingual,
 )
-from paperbot.core.topics._keys import term_key
+from paperbot.core.topics._keys import needle, term_key
 from paperbot.core.topics._vocabulary import Topic, Vocabulary
 
 GENERIC_WORDS = frozenset(
@@ -95,6 +95,27 @@ def names_topic(text: str, topic: Topic, vocabulary: Vocabulary) -> bool:
     names = {term_key(n) for n in (topic.key.replace("-", " "), topic.name, topic.zh)}
     said, _ = concept_parts(text, vocabulary)
     return not said.isdisjoint(names)
+
+
+def named_within(keyword: Topic, vocabulary: Vocabulary) -> tuple[Topic, ...]:
+    """The vocabulary topics a keyword names a part of: one of their terms
+    (weak ones too, not a generic word) is a word or a Chinese piece of the
+    keyword but not all of it. "quantization-aware training" and 量化感知训练
+    name Quantization, 越狱攻击 Safety: a kind of the topic's subject, so its
+    papers are close to the keyword (near, never matches: "model
+    compression" is not every paper about audio compression)."""
+    if not keyword.is_keyword:
+        return ()
+    padded = f" {keyword.key} "
+    return tuple(
+        topic
+        for topic in vocabulary.topics
+        if any(
+            key != keyword.key and key not in GENERIC_WORDS and needle(key) in padded
+            for key in map(term_key, topic.terms)
+            if key
+        )
+    )
 
 
 def content_readings(key: str) -> list[str]:

@@ -19,7 +19,7 @@ uses is matched through the corpus words one edit away).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -175,6 +175,33 @@ def _near(
         least = np.partition(-score[near], NEAR_LIMIT - 1)[NEAR_LIMIT - 1]
         near = near[-score[near] <= least]
     return _best_first(score, corpus.ids, near)[:NEAR_LIMIT]
+
+
+ADDED_NEAR_TOP = 0.01
+"""Highest near score of a paper `with_more_near` adds (and at most half the
+lowest near score already there): after every paper with evidence."""
+
+
+def with_more_near(matches: TopicMatches, found: Sequence[int]) -> TopicMatches:
+    """`matches` with the papers of `found` (best first) that it holds
+    nowhere as further near papers, up to `NEAR_LIMIT` in all, each scored
+    below every near paper it had and below the one before it: for a
+    keyword whose own terms found few papers, those of the topics it names
+    a part of and those a search for its words finds come before unrelated
+    fill, still never as matches."""
+    room = NEAR_LIMIT - len(matches.near_ids)
+    held = set(matches.ids.tolist()) | set(matches.near_ids.tolist())
+    extra = [paper for paper in dict.fromkeys(found) if paper not in held][: max(room, 0)]
+    if not extra:
+        return matches
+    lowest = float(matches.near_scores.min()) if len(matches.near_scores) else np.inf
+    top = min(ADDED_NEAR_TOP, lowest / 2)
+    falling = top * np.arange(len(extra), 0, -1, dtype=np.float64) / len(extra)
+    return replace(
+        matches,
+        near_ids=np.concatenate([matches.near_ids, np.array(extra, dtype=np.int64)]),
+        near_scores=np.concatenate([matches.near_scores, falling]),
+    )
 
 
 def _best_first(
