@@ -11,15 +11,14 @@ TOML parsing with line-numbered errors), `_hierarchy` (`broader`: the
 topics below a topic, whose strong terms count for it), `_bilingual` (`expand_bilingual`:
 English <-> Chinese expansion of keywords and query terms), `_generic`
 (what a keyword says without the field's generic words, the topics it
-names a part of), `_input`
-(checking and resolving user text, autocomplete), `_corpus` (papers
-prepared for matching), `_hits` (where a topic's terms are found, which
-finds count, what says a keyword within a topic), `_matching` (batch
-matching with scores and explanations; near papers added from elsewhere),
-`_coverage` (how the vocabulary covers a corpus), `_feedback` (the clear
-matches of a topic deciding its borderline papers, a profile kept with the
-matches), `_append` (a corpus
-and its matches following appended papers).
+names a part of), `_input` (checking and resolving user text,
+autocomplete), `_corpus` (papers prepared for matching), `_hits` (where a
+topic's terms are found, which finds count, what says a keyword within a
+topic), `_matching` (batch matching with scores and explanations; near
+papers added from elsewhere), `_coverage` (how the vocabulary covers a
+corpus), `_feedback` (the clear matches of a topic deciding its borderline
+papers, a profile kept with the matches), `_append` (a corpus and its
+matches following appended papers).
 """
 
 from paperbot.core.topics._append import (

@@ -186,9 +186,8 @@ def with_more_near(matches: TopicMatches, found: Sequence[int]) -> TopicMatches:
     """`matches` with the papers of `found` (best first) that it holds
     nowhere as further near papers, up to `NEAR_LIMIT` in all, each scored
     below every near paper it had and below the one before it: for a
-    keyword whose own terms found few papers, those of the topics it names
-    a part of and those a search for its words finds come before unrelated
-    fill, still never as matches."""
+    keyword whose own terms found few papers, the matches of the topics it
+    names a part of come before unrelated fill, still never as matches."""
     room = NEAR_LIMIT - len(matches.near_ids)
     held = set(matches.ids.tolist()) | set(matches.near_ids.tolist())
     extra = [paper for paper in dict.fromkeys(found) if paper not in held][: max(room, 0)]
