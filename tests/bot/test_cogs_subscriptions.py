@@ -139,6 +139,16 @@ async def test_keyword_without_matches(cog: Subscriptions, bot: MockBot) -> None
     assert "Best matches" not in text
 
 
+async def test_keyword_without_matches_names_the_topics_offered_meanwhile(
+    cog: Subscriptions, bot: MockBot
+) -> None:
+    text = text_of(await subscribe(cog, interaction_in(bot), "quantization-aware training"))
+    assert (
+        "No paper matches it yet; until one does, the digest offers papers on "
+        "**Quantization and low-bit training · 量化与低比特训练** as close to it."
+    ) in text
+
+
 @pytest.mark.parametrize(
     ("topic", "message"),
     [

@@ -180,6 +180,18 @@ async def test_subscribe_reports_topic_and_match_count(service: SubscriptionServ
     assert result.match_count == len(await service.topics.matches(result.topic)) > 0
 
 
+async def test_a_keyword_without_matches_says_which_topics_come_close(
+    service: SubscriptionService,
+) -> None:
+    result = await service.subscribe(GUILD_A, ALICE, "quantization-aware training", FIXED_NOW)
+    assert result.match_count == 0
+    assert [t.key for t in result.close_to] == ["quantization"]
+    matched = await service.subscribe(GUILD_A, ALICE, "缩放定律", FIXED_NOW)
+    assert matched.close_to == ()  # matches: nothing to say
+    nameless = await service.subscribe(GUILD_A, ALICE, "Hyena hierarchy", FIXED_NOW)
+    assert nameless.close_to == ()  # names no topic
+
+
 async def test_subscribing_twice_is_a_no_op(service: SubscriptionService) -> None:
     await service.subscribe(GUILD_A, ALICE, "scaling laws", FIXED_NOW)
     again = await service.subscribe(GUILD_A, ALICE, "Scaling Law", FIXED_NOW)

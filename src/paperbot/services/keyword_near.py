@@ -51,6 +51,14 @@ class KeywordNear:
             self._kept.popitem(last=False)
         return topped
 
+    async def close_topics(self, topic: Topic) -> tuple[Topic, ...]:
+        """The topics whose papers top up the keyword's near list (none when
+        its own words find `NEAR_LIMIT` near papers)."""
+        found = await self._topics.matches(topic)
+        if not topic.is_keyword or len(found.near_ids) >= NEAR_LIMIT:
+            return ()
+        return named_within(topic, self._topics.vocabulary)
+
     async def _named(self, topic: Topic) -> list[int]:
         """The matches of the topics the keyword names a part of, best first
         (ties by paper id)."""

@@ -54,6 +54,9 @@ class Subscribed:
     match_count: int
     total: int
     """Topics the user now follows in this server."""
+    close_to: tuple[Topic, ...] = ()
+    """For a keyword no paper matches: the topics whose papers the digest
+    offers meanwhile as close to it (`KeywordNear`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +99,8 @@ class SubscriptionService:
             raise SubscriptionLimitError(MAX_PER_USER)
         count = await self.topics.match_count(topic)
         total = await store.count_user(self.db, guild_id, user_id)
-        return Subscribed(topic, outcome == "added", count, total)
+        close = await self._near.close_topics(topic) if count == 0 else ()
+        return Subscribed(topic, outcome == "added", count, total, close)
 
     async def unsubscribe(self, guild_id: int, user_id: int, text: str) -> Unsubscribed:
         """Stop following. The text may be a stored topic id or keyword (what

@@ -61,6 +61,9 @@ SUBSCRIBED = "Subscribed to **{topic}**."
 ALREADY = "You already follow **{topic}** in this server."
 MATCHES = "{count} papers match it now."
 NO_MATCHES = "No paper matches it yet; the digest will pick it up when one does."
+NO_MATCHES_CLOSE = (
+    "No paper matches it yet; until one does, the digest offers papers on {topics} as close to it."
+)
 KEYWORD_NOTE = "A keyword matches papers whose title or summary contains it."
 FOLLOWING = "You follow {total} of {limit} topics here; /subscriptions lists them."
 EXAMPLES = "Best matches now:"
@@ -97,6 +100,7 @@ ZH_CN: dict[str, str] = {
     ALREADY: "你已经在本服务器订阅了 **{topic}**。",
     MATCHES: "目前有 {count} 篇论文与之匹配。",
     NO_MATCHES: "目前还没有匹配的论文；一旦出现，每日摘要会推送给你。",
+    NO_MATCHES_CLOSE: "目前还没有匹配的论文；在此之前，每日摘要会把 {topics} 的论文作为相近推荐。",
     KEYWORD_NOTE: "关键词会匹配标题或摘要中包含它的论文。",
     FOLLOWING: "你在本服务器关注了 {total}/{limit} 个主题；/subscriptions 可查看全部。",
     EXAMPLES: "当前最匹配的论文：",
@@ -140,7 +144,7 @@ def render_subscribed(
     name = topic_text(result.topic, tr)
     lines = [tr(SUBSCRIBED if result.created else ALREADY).format(topic=name)]
     count = result.match_count
-    lines.append(tr(MATCHES).format(count=count) if count else tr(NO_MATCHES))
+    lines.append(tr(MATCHES).format(count=count) if count else _no_matches(result, tr))
     if result.topic.is_keyword:
         lines.append(tr(KEYWORD_NOTE))
     lines.append(tr(FOLLOWING).format(total=result.total, limit=MAX_PER_USER))
@@ -152,6 +156,14 @@ def render_subscribed(
             why = trim("; ".join(example.why), 120)
             lines.append(f"• {title} ({defuse_mentions(discord.utils.escape_markdown(why))})")
     return MessageData(content=trim("\n".join(lines), limits.CONTENT_MAX))
+
+
+def _no_matches(result: Subscribed, tr: Translate) -> str:
+    """No match yet; and which topics' papers come as close picks meanwhile."""
+    if not result.close_to:
+        return tr(NO_MATCHES)
+    named = [topic_text(topic, tr) for topic in result.close_to[:EXAMPLES_SHOWN]]
+    return tr(NO_MATCHES_CLOSE).format(topics=", ".join(f"**{n}**" for n in named))
 
 
 def render_unsubscribed(result: Unsubscribed, tr: Translate) -> MessageData:
