@@ -10,6 +10,8 @@ import pytest
 from paperbot.core.models import Paper, VenueCount
 from paperbot.services import workers
 from paperbot.services.app import App, StorageError
+from paperbot.services.feedback import FeedbackService
+from paperbot.storage import Database, open_database
 from tests.support.app import FIXED_NOW, settings_for
 from tests.support.corpus import LoadPages
 
@@ -20,6 +22,34 @@ async def test_close_twice_is_harmless(tmp_path: Path) -> None:
     app = await App.open(settings_for(tmp_path / "paperbot.sqlite3"))
     await app.close()
     await app.close()
+
+
+async def test_a_failure_after_the_database_opened_closes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Left open, its connection's thread would keep the process alive at exit.
+    closed: list[bool] = []
+    real_open = open_database
+
+    async def spied_open(*args: object, **kwargs: object) -> Database:
+        db = await real_open(*args, **kwargs)  # type: ignore[arg-type]
+        real_close = db.close
+
+        async def close() -> None:
+            closed.append(True)
+            await real_close()
+
+        monkeypatch.setattr(db, "close", close)
+        return db
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("a service could not start")
+
+    monkeypatch.setattr("paperbot.services.app.open_store", spied_open)
+    monkeypatch.setattr(FeedbackService, "__init__", broken)
+    with pytest.raises(RuntimeError, match="could not start"):
+        await App.open(settings_for(tmp_path / "paperbot.sqlite3"))
+    assert closed == [True]
 
 
 async def test_close_stops_the_workers_even_when_the_database_fails_to_close(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from paperbot.config import Settings
 from paperbot.core.search import bilingual_table, concept_translations
+from paperbot.core.topics import Vocabulary
 from paperbot.services.corpus import CorpusService
 from paperbot.services.digest import DigestService, subscriber_audience
 from paperbot.services.digest_archive import DigestArchiveService
@@ -93,6 +94,16 @@ class App:
         db = await open_store(
             settings.database.target, lock_wait_seconds=settings.database.lock_wait_seconds
         )
+        try:
+            return cls._over(settings, vocabulary, db)
+        except BaseException:
+            # The connection's thread would keep the process alive at exit.
+            await db.close()
+            raise
+
+    @classmethod
+    def _over(cls, settings: Settings, vocabulary: Vocabulary, db: Database) -> App:
+        """Every service over the open database."""
         topics = TopicService(db, vocabulary)
         subscriptions = SubscriptionService(db, topics)
         digest = DigestService(db, settings, subscriber_audience(subscriptions))
