@@ -156,7 +156,13 @@ def test_topics_match_table_for_a_keyword(capsys: pytest.CaptureFixture[str]) ->
 @pytest.mark.parametrize(
     ("argv", "code", "message"),
     [
-        (["topics", "match", "zzqqxx"], 1, "no paper matches “zzqqxx”"),
+        (["topics", "match", "zzqqxx"], 1, "no paper matches “zzqqxx” (keyword · 关键词)\n"),
+        (
+            ["topics", "match", "quantization-aware training"],
+            1,
+            "no paper matches “quantization-aware training” (keyword · 关键词); the digest "
+            "offers papers on Quantization and low-bit training · 量化与低比特训练 as close to it",
+        ),
         (["topics", "match", "   "], 2, "Type a topic"),
         (["topics", "match", "!!!"], 2, "at least one letter"),
         (["topics", "match", "the"], 2, "only common words"),
@@ -173,6 +179,16 @@ def test_topics_match_exit_codes(
     assert err.startswith("paperbot: ")
     assert message in err
     assert "Traceback" not in err
+
+
+def test_topics_match_json_names_the_close_topics(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["load"])
+    capsys.readouterr()
+    assert main(["topics", "match", "quantization-aware training", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert (data["matches"], data["close_to"]) == (0, ["quantization"])
+    assert main(["topics", "match", "scaling laws", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["close_to"] == []  # matches: none named
 
 
 def test_topics_match_on_an_empty_database(capsys: pytest.CaptureFixture[str]) -> None:

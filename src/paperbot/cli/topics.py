@@ -5,6 +5,7 @@ topic or keyword, with why."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 from paperbot.argtypes import positive_int
@@ -94,17 +95,27 @@ def run_match(args: argparse.Namespace, settings: Settings) -> int:
         shown = await app.corpus.get_papers([int(i) for i in found.ids[: args.limit]])
         scores = {int(i): float(s) for i, s in zip(found.ids, found.scores, strict=True)}
         rows = [_match_json(app, topic, paper, scores[paper.id]) for paper in shown]
+        close = await app.subscriptions.close_topics(topic) if not len(found) else ()
         if args.json:
-            print_json({**_topic_json(topic), "matches": len(found), "papers": rows})
+            matched = {"matches": len(found), "papers": rows}
+            print_json({**_topic_json(topic), **matched, "close_to": [t.key for t in close]})
         else:
             _print_matches(topic, rows, len(found))
         if not len(found):
             loaded = await app.corpus.paper_count()
-            reason = f"no paper matches {topic.label}" if loaded else "no papers loaded"
-            return fail(reason, EXIT_PROBLEMS)
+            return fail(_no_match(topic, close) if loaded else "no papers loaded", EXIT_PROBLEMS)
         return EXIT_OK
 
     return with_app(settings, job)
+
+
+def _no_match(topic: Topic, close: Sequence[Topic]) -> str:
+    """No paper matches; the topics the digest offers meanwhile as close."""
+    line = f"no paper matches {topic.label}"
+    if close:
+        line += "; the digest offers papers on " + ", ".join(t.label for t in close)
+        line += " as close to it"
+    return line
 
 
 def _topic_json(topic: Topic) -> dict[str, Any]:

@@ -99,8 +99,13 @@ class SubscriptionService:
             raise SubscriptionLimitError(MAX_PER_USER)
         count = await self.topics.match_count(topic)
         total = await store.count_user(self.db, guild_id, user_id)
-        close = await self._near.close_topics(topic) if count == 0 else ()
+        close = await self.close_topics(topic) if count == 0 else ()
         return Subscribed(topic, outcome == "added", count, total, close)
+
+    async def close_topics(self, topic: Topic) -> tuple[Topic, ...]:
+        """The topics whose papers the digest offers as close to a keyword
+        its own words find few near papers for (`KeywordNear`)."""
+        return await self._near.close_topics(topic)
 
     async def unsubscribe(self, guild_id: int, user_id: int, text: str) -> Unsubscribed:
         """Stop following. The text may be a stored topic id or keyword (what
