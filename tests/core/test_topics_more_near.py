@@ -38,8 +38,8 @@ def test_with_more_near(
     assert np.all(new > 0)
     assert np.all(np.diff(new) < 0)  # best first
     if near and added:
-        assert new.max() < min(near_scores)  # after every near paper it had
-    assert new.max(initial=0.0) <= 0.01
+        assert np.max(new) < min(near_scores)  # after every near paper it had
+    assert np.max(new, initial=0.0) <= 0.01
 
 
 def test_a_full_near_list_is_left_as_it_is() -> None:

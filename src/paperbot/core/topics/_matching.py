@@ -193,7 +193,7 @@ def with_more_near(matches: TopicMatches, found: Sequence[int]) -> TopicMatches:
     extra = [paper for paper in dict.fromkeys(found) if paper not in held][: max(room, 0)]
     if not extra:
         return matches
-    lowest = float(matches.near_scores.min()) if len(matches.near_scores) else np.inf
+    lowest = float(np.min(matches.near_scores, initial=np.inf))
     top = min(ADDED_NEAR_TOP, lowest / 2)
     falling = top * np.arange(len(extra), 0, -1, dtype=np.float64) / len(extra)
     return replace(
