@@ -39,7 +39,7 @@ class KeywordNear:
     async def topped_up(self, topic: Topic, found: TopicMatches) -> TopicMatches:
         """`found` with more near papers when it has fewer than `NEAR_LIMIT`
         (a keyword's only); as it is otherwise."""
-        if not topic.is_keyword or len(found.near_ids) >= NEAR_LIMIT:
+        if not _runs_short(topic, found):
             return found
         kept = self._kept.get(topic.key)
         if kept is not None and kept[0] is found:
@@ -54,8 +54,7 @@ class KeywordNear:
     async def close_topics(self, topic: Topic) -> tuple[Topic, ...]:
         """The topics whose papers top up the keyword's near list (none when
         its own words find `NEAR_LIMIT` near papers)."""
-        found = await self._topics.matches(topic)
-        if not topic.is_keyword or len(found.near_ids) >= NEAR_LIMIT:
+        if not _runs_short(topic, await self._topics.matches(topic)):
             return ()
         return named_within(topic, self._topics.vocabulary)
 
@@ -67,3 +66,8 @@ class KeywordNear:
             matches = await self._topics.matches(named)
             scored += zip((-matches.scores).tolist(), matches.ids.tolist(), strict=True)
         return [paper for _, paper in sorted(scored)]
+
+
+def _runs_short(topic: Topic, found: TopicMatches) -> bool:
+    """A keyword whose own words found fewer than `NEAR_LIMIT` near papers."""
+    return topic.is_keyword and len(found.near_ids) < NEAR_LIMIT
