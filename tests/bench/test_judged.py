@@ -152,6 +152,11 @@ def test_summary_acronyms_are_in_no_title(queries: tuple[JudgedQuery, ...]) -> N
         assert not any(pattern.search(title) for title in titles), query.query
 
 
+def test_compound_queries_hold_a_hyphenated_compound(queries: tuple[JudgedQuery, ...]) -> None:
+    for query in (q for q in queries if q.kind == "compound"):
+        assert re.search(r"[a-z0-9]-[a-z]+", query.query), query.query
+
+
 def write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path

@@ -45,6 +45,7 @@ QUERY_KINDS = (
     "mixed",
     "near_duplicate",
     "cross_lingual",
+    "compound",
 )
 MAX_EXPECTED = 3
 

@@ -107,6 +107,7 @@ from paperbot.core.search._rerank import rerank_one, rerank_scores, title_length
 from paperbot.core.search._segment import corpus_word_counts, split_unknown_runs
 from paperbot.core.search._weights import (
     ALTERNATIVE,
+    BOUND_FACTOR,
     CANDIDATES,
     CHAR_FACTOR,
     FUSION_MIN_TERMS,
@@ -119,6 +120,7 @@ from paperbot.core.search._words import FUNCTION_WORDS, STOP_WORDS, is_common_wo
 
 __all__ = [
     "ALTERNATIVE",
+    "BOUND_FACTOR",
     "CANDIDATES",
     "CHAR_FACTOR",
     "COMMON_CHAR",

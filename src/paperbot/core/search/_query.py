@@ -16,6 +16,7 @@ from paperbot.core.search._dictionary import dictionary_translation, english_tra
 from paperbot.core.search._filters import canonical_venue, split_filters
 from paperbot.core.search._weights import (
     ALTERNATIVE,
+    BOUND_FACTOR,
     CHAR_FACTOR,
     LONG_QUERY_ALTERNATIVE,
     LONG_QUERY_TERMS,
@@ -26,6 +27,7 @@ from paperbot.core.search._words import (
     CJK_PARTICLES,
     CJK_QUESTION_WORDS,
     STOP_WORDS,
+    bound_finals,
     is_particle_run,
     is_question_word,
 )
@@ -144,6 +146,7 @@ def parse_query(
             _without_cjk_questions(words), expansions or {}, translations or {}, word_count
         )
     )
+    terms = _bound_finals_weighed(terms, bound_finals(normalized))
     if len(terms) >= LONG_QUERY_TERMS:
         terms = tuple(
             replace(t, alt_weight=LONG_QUERY_ALTERNATIVE, translation_weight=LONG_QUERY_TRANSLATION)
@@ -152,6 +155,17 @@ def parse_query(
     if not terms and not (venue or year):
         return ParsedQuery(raw, problem=_why_no_terms(normalized))
     return ParsedQuery(raw, terms=terms, venue=venue, year=year, phrase=" ".join(words))
+
+
+def _bound_finals_weighed(terms: tuple[Term, ...], bound: frozenset[str]) -> tuple[Term, ...]:
+    """The query's bound compound finals (`aware` of `quantization-aware`)
+    at `BOUND_FACTOR` of their weight: the compound's idea is its first word."""
+    if not bound:
+        return terms
+    return tuple(
+        replace(t, weight_factor=t.weight_factor * BOUND_FACTOR) if t.text in bound else t
+        for t in terms
+    )
 
 
 def _without_cjk_questions(words: Sequence[str]) -> list[str]:

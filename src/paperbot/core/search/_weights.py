@@ -26,6 +26,9 @@ GENERIC_FACTOR = 0.2
 # when rare, at this share of its weight: one character is ambiguous (树 is
 # also in 决策树, decision tree) where a word is not.
 CHAR_FACTOR = 0.5
+# A bound compound final of the query (`aware` after a hyphen, `_words.
+# BOUND_FINALS`): it says how the first word's idea is used, not an idea.
+BOUND_FACTOR = 0.3
 MIN_TERM_WEIGHT = 0.02
 # Stage-1 candidates that stage 2 re-ranks.
 CANDIDATES = 100

@@ -3,6 +3,8 @@ words that frame a question in either language, and generic words."""
 
 from __future__ import annotations
 
+import re
+
 STOP_WORDS = frozenset(
     [
         "a",
@@ -272,3 +274,46 @@ def is_common_word(text: str) -> bool:
 def is_particle_run(text: str) -> bool:
     """Chinese grammar characters only (的, 的了): in every summary."""
     return bool(text) and all(ch in CJK_PARTICLES for ch in text)
+
+
+# English words that end a hyphenated compound adjective whose idea is its
+# first part: `quantization-aware` is about quantization, and its `aware`
+# meets *Sharpness-Aware* only by the suffix. A closed class of English,
+# like the bound prefixes `core.text` joins (re-, non-); words that carry
+# an idea of their own there (`compute-optimal`, `long-range`) are not in it.
+BOUND_FINALS = frozenset(
+    [
+        "agnostic",
+        "augmented",
+        "aware",
+        "based",
+        "centric",
+        "conditioned",
+        "constrained",
+        "dependent",
+        "driven",
+        "enhanced",
+        "free",
+        "friendly",
+        "guided",
+        "independent",
+        "informed",
+        "intensive",
+        "invariant",
+        "like",
+        "oriented",
+        "preserving",
+        "specific",
+        "style",
+        "wise",
+    ]
+)
+_BOUND_FINAL = re.compile(r"(?<=[0-9a-z\u00c0-\u024f\u4e00-\u9fff])-([a-z]+)\b")
+
+
+def bound_finals(normalized: str) -> frozenset[str]:
+    """The `BOUND_FINALS` a normalised query says after a hyphen
+    (`quantization-aware training` -> aware)."""
+    if "-" not in normalized:
+        return frozenset()
+    return frozenset(m for m in _BOUND_FINAL.findall(normalized) if m in BOUND_FINALS)
