@@ -157,8 +157,25 @@ def test_an_unknown_venue_is_named_with_the_loaded_ones(
     code, _out, err = run_cli(capsys, "list", "--venue", "nips")
     assert code == 1
     assert "venue called 'nips'; venues: ICLR, ICML, NeurIPS" in err
-    code, out, _err = run_cli(capsys, "list", "--venue", "neurips", "--year", "1999")
-    assert (code, out.strip()) == (0, "0 papers")  # a loaded venue, just not that year
+
+
+@pytest.mark.parametrize(
+    ("filters", "line"),
+    [
+        # A loaded venue, just not that year: the venue's years are named.
+        (("--venue", "iclr", "--year", "2023"), "no loaded ICLR paper is from 2023; years: 2026"),
+        (("--year", "1999"), "no loaded paper is from 1999; years: 2023, 2025, 2026"),
+    ],
+)
+def test_list_names_the_years_when_a_year_filter_finds_nothing(
+    capsys: pytest.CaptureFixture[str], filters: tuple[str, ...], line: str
+) -> None:
+    run_cli(capsys, "load")
+    code, out, err = run_cli(capsys, "list", *filters)
+    assert (code, out, err.strip()) == (1, "", f"paperbot: {line}")
+    code, out, _err = run_cli(capsys, "list", "--venue", "iclr", "--year", "2026")
+    assert code == 0
+    assert out.splitlines()[-1].endswith(" papers")
 
 
 def test_a_year_in_the_query_that_finds_nothing_falls_back_and_says_so(

@@ -32,6 +32,14 @@ def unknown_venue(venue: str, venues: Iterable[str]) -> str:
     return f"no loaded paper is from a venue called '{venue}'; venues: {known}"
 
 
+def unknown_year(year: int, venue: str | None, years: Iterable[int]) -> str:
+    """The line for a year no loaded paper (of the venue, if one is given)
+    is from, naming the years there are."""
+    whose = f"{venue} paper" if venue else "paper"
+    known = ", ".join(str(y) for y in years) or "none"
+    return f"no loaded {whose} is from {year}; years: {known}"
+
+
 def print_json(data: Any) -> None:
     json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")

@@ -6,7 +6,15 @@ import argparse
 from typing import Any
 
 from paperbot.argtypes import positive_int
-from paperbot.cli.common import EXIT_OK, EXIT_PROBLEMS, print_json, unknown_venue, with_app, year
+from paperbot.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    print_json,
+    unknown_venue,
+    unknown_year,
+    with_app,
+    year,
+)
 from paperbot.config import Settings
 from paperbot.core.render import trim
 from paperbot.core.search import QueryProblem
@@ -100,9 +108,8 @@ def _print(result: SearchResult, max_length: int) -> None:
         print(unknown_venue(result.query.venue or "", result.venues))
         return
     if result.problem is QueryProblem.UNKNOWN_YEAR:
-        known = ", ".join(str(y) for y in result.years)
-        whose = f"{result.query.venue} paper" if result.query.venue else "paper"
-        print(f"no loaded {whose} is from {result.query.year}; years: {known}")
+        assert result.query.year is not None  # the problem of a year filter
+        print(unknown_year(result.query.year, result.query.venue, result.years))
         return
     if result.problem is not None:
         print(_PROBLEMS[result.problem])
