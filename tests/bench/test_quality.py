@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from paperbot.bench.judged import QUERY_KINDS, load_judged_queries, load_judged_topics
-from paperbot.bench.quality import SEARCH_METRICS, TOPIC_METRICS, render
+from paperbot.bench.quality import SEARCH_METRICS, TOPIC_METRICS, TOPIC_SETS, render
 from paperbot.cli import main
 from tests.support.app import REPO
 
@@ -102,26 +102,16 @@ def test_the_held_out_set_is_reported_apart_beside_its_baseline(report: dict[str
     assert table.index("== tuned set") < table.index("== held-out set")
 
 
-def test_the_keyword_set_is_reported_apart_beside_its_baseline(report: dict[str, Any]) -> None:
-    from paperbot.bench.judged import KEYWORD_TOPICS_FILE
-
-    keywords = report["keywords"]
-    topics = load_judged_topics(KEYWORD_TOPICS_FILE)
-    assert [r["query"] for r in keywords["topics"]["per_topic"]] == [t.query for t in topics]
-    assert keywords["judged_topics"] == len(topics)
-    assert all(_is_ratio(keywords["topics"]["overall"][m]) for m in TOPIC_METRICS)
+@pytest.mark.parametrize("at", range(len(TOPIC_SETS)))
+def test_each_set_of_topics_is_reported_apart_in_order(report: dict[str, Any], at: int) -> None:
+    key, path, heading = TOPIC_SETS[at]
+    reported = report[key]
+    topics = load_judged_topics(path)
+    assert [r["query"] for r in reported["topics"]["per_topic"]] == [t.query for t in topics]
+    assert reported["judged_topics"] == len(topics)
+    assert all(_is_ratio(reported["topics"]["overall"][m]) for m in TOPIC_METRICS)
     table = render(report)
-    assert table.index("== held-out set") < table.index("== keywords as typed")
-    for row in keywords["topics"]["per_topic"]:
+    before = "== held-out set" if at == 0 else f"== {TOPIC_SETS[at - 1][2]}:"
+    assert table.index(before) < table.index(f"== {heading}:")
+    for row in reported["topics"]["per_topic"]:
         assert row["query"][:20] in table
-
-
-def test_the_held_out_keywords_are_reported_last(report: dict[str, Any]) -> None:
-    from paperbot.bench.judged import HELD_OUT_KEYWORD_TOPICS_FILE
-
-    held = report["held_out_keywords"]
-    topics = load_judged_topics(HELD_OUT_KEYWORD_TOPICS_FILE)
-    assert [r["query"] for r in held["topics"]["per_topic"]] == [t.query for t in topics]
-    assert all(_is_ratio(held["topics"]["overall"][m]) for m in TOPIC_METRICS)
-    table = render(report)
-    assert table.index("== keywords as typed") < table.index("== held-out keywords")

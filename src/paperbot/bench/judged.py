@@ -33,6 +33,11 @@ KEYWORD_TOPICS_FILE = JUDGED_DIR / "keyword_topics.toml"
 # More keywords as typed, held out from every change made while looking at
 # KEYWORD_TOPICS_FILE.
 HELD_OUT_KEYWORD_TOPICS_FILE = JUDGED_DIR / "heldout_keywords.toml"
+# More vocabulary topics (2026-12-04), each paper judged by reading it for
+# topics the files above do not judge: six looked at while changing the bot,
+# six held out from every change.
+EXTRA_TOPICS_FILE = JUDGED_DIR / "extra_topics.toml"
+HELD_OUT_EXTRA_TOPICS_FILE = JUDGED_DIR / "heldout_extra_topics.toml"
 
 TOPIC_KINDS = ("vocabulary", "keyword")
 QUERY_KINDS = (

@@ -29,6 +29,8 @@ from typing import Any
 
 from paperbot.bench.baselines import BaselineCorpus, baseline_rank
 from paperbot.bench.judged import (
+    EXTRA_TOPICS_FILE,
+    HELD_OUT_EXTRA_TOPICS_FILE,
     HELD_OUT_KEYWORD_TOPICS_FILE,
     HELD_OUT_QUERIES_FILE,
     HELD_OUT_TOPICS_FILE,
@@ -59,6 +61,27 @@ from paperbot.config import ConfigError
 from paperbot.services.app import App
 from paperbot.services.digest import reader_demands
 
+# The judged sets of topics only, reported apart from the tuned and held-out
+# sets (which have queries too): report key, file, heading.
+TOPIC_SETS = (
+    (
+        "keywords",
+        KEYWORD_TOPICS_FILE,
+        "keywords as typed (acronyms, expansions, Chinese aliases; tuned)",
+    ),
+    # More of them, held out from the changes the keywords above chose.
+    (
+        "held_out_keywords",
+        HELD_OUT_KEYWORD_TOPICS_FILE,
+        "held-out keywords as typed (never tuned against)",
+    ),
+    ("extra_topics", EXTRA_TOPICS_FILE, "more vocabulary topics (2026-12-04; tuned)"),
+    (
+        "held_out_extra_topics",
+        HELD_OUT_EXTRA_TOPICS_FILE,
+        "more vocabulary topics (2026-12-04; never tuned against)",
+    ),
+)
 PICK_COUNTS = (5, 10)
 RANK_DEPTH = 10
 HITS_AT = 5
@@ -87,8 +110,7 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
         queries = load_judged_queries()
         held_topics = load_judged_topics(HELD_OUT_TOPICS_FILE)
         held_queries = load_judged_queries(HELD_OUT_QUERIES_FILE)
-        keywords = load_judged_topics(KEYWORD_TOPICS_FILE)
-        held_keywords = load_judged_topics(HELD_OUT_KEYWORD_TOPICS_FILE)
+        topic_sets = {key: load_judged_topics(path) for key, path, _ in TOPIC_SETS}
     except JudgedDataError as exc:
         raise ConfigError(f"judged data: {exc}") from None
     async with shipped_corpus_app("quality", utc_now()) as app:
@@ -104,8 +126,10 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
         query_rows = [await _query_row(app, q, ids, search_naive) for q in queries]
         held_topic_rows = [await _topic_row(app, t, ids, naive) for t in held_topics]
         held_query_rows = [await _query_row(app, q, ids, search_naive) for q in held_queries]
-        keyword_rows = [await _topic_row(app, t, ids, naive) for t in keywords]
-        held_keyword_rows = [await _topic_row(app, t, ids, naive) for t in held_keywords]
+        set_rows = {
+            key: [await _topic_row(app, t, ids, naive) for t in judged]
+            for key, judged in topic_sets.items()
+        }
     return {
         "papers": len(papers),
         "rank_depth": RANK_DEPTH,
@@ -113,14 +137,12 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
         **_set_report(topic_rows, query_rows),
         # ... and the held-out set beside it: the check that tuning generalises.
         "held_out": _set_report(held_topic_rows, held_query_rows),
-        # Keywords as users type them (acronyms, expansions, Chinese aliases).
-        "keywords": _keyword_report(keyword_rows),
-        # More of them, held out from the changes the keywords above chose.
-        "held_out_keywords": _keyword_report(held_keyword_rows),
+        # Keywords as users type them, and more vocabulary topics: topics only.
+        **{key: _topics_report(rows) for key, rows in set_rows.items()},
     }
 
 
-def _keyword_report(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def _topics_report(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"judged_topics": len(rows), "topics": _topic_summary(rows)}
 
 
@@ -258,30 +280,27 @@ _SHORT = {
 
 def render(result: Mapping[str, Any]) -> str:
     """The human-readable report: bot / baseline per metric, the tuned set
-    first, then the held-out set, then the keywords as typed (tuned, then
-    held out)."""
+    first, then the held-out set, then the sets of topics only
+    (`TOPIC_SETS`)."""
     held = result["held_out"]
-    return "\n".join(
-        [
-            f"{result['papers']} papers; each cell is bot / baseline",
+    lines = [
+        f"{result['papers']} papers; each cell is bot / baseline",
+        "",
+        f"== tuned set: {result['judged_topics']} judged topics,"
+        f" {result['judged_queries']} judged queries",
+        _render_set(result),
+        "",
+        f"== held-out set (never tuned against): {held['judged_topics']} judged topics,"
+        f" {held['judged_queries']} judged queries",
+        _render_set(held),
+    ]
+    for key, _, heading in TOPIC_SETS:
+        lines += [
             "",
-            f"== tuned set: {result['judged_topics']} judged topics,"
-            f" {result['judged_queries']} judged queries",
-            _render_set(result),
-            "",
-            f"== held-out set (never tuned against): {held['judged_topics']} judged topics,"
-            f" {held['judged_queries']} judged queries",
-            _render_set(held),
-            "",
-            f"== keywords as typed (acronyms, expansions, Chinese aliases; tuned):"
-            f" {result['keywords']['judged_topics']} judged topics",
-            _render_topics(result["keywords"]["topics"]),
-            "",
-            f"== held-out keywords as typed (never tuned against):"
-            f" {result['held_out_keywords']['judged_topics']} judged topics",
-            _render_topics(result["held_out_keywords"]["topics"]),
+            f"== {heading}: {result[key]['judged_topics']} judged topics",
+            _render_topics(result[key]["topics"]),
         ]
-    )
+    return "\n".join(lines)
 
 
 def _render_set(result: Mapping[str, Any]) -> str:
