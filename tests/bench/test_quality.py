@@ -115,3 +115,23 @@ def test_each_set_of_topics_is_reported_apart_in_order(report: dict[str, Any], a
     assert table.index(before) < table.index(f"== {heading}:")
     for row in reported["topics"]["per_topic"]:
         assert row["query"][:20] in table
+
+
+def test_the_second_reading_is_reported_after_the_sets_of_topics(report: dict[str, Any]) -> None:
+    from paperbot.bench.agreement import AGREEMENT_METRICS
+    from paperbot.bench.judged import SECOND_TOPICS_FILE
+
+    second = report["second_reader"]
+    again = load_judged_topics(SECOND_TOPICS_FILE)
+    first = {t.query: t for t in load_judged_topics()}
+    assert [r["query"] for r in second["per_topic"]] == [t.query for t in again]
+    for row, topic in zip(second["per_topic"], again, strict=True):
+        assert row["relevant"] == {
+            "first": len(first[topic.query].relevant),
+            "second": len(topic.relevant),
+        }
+        for metric in AGREEMENT_METRICS:
+            figure = row[metric]
+            assert _is_ratio(figure) if isinstance(figure, dict) else -1 <= figure <= 1
+    table = render(report)
+    assert table.index(f"== {TOPIC_SETS[-1][2]}:") < table.index("== the tuned topics read again")

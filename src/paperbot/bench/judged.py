@@ -38,6 +38,9 @@ HELD_OUT_KEYWORD_TOPICS_FILE = JUDGED_DIR / "heldout_keywords.toml"
 # six held out from every change.
 EXTRA_TOPICS_FILE = JUDGED_DIR / "extra_topics.toml"
 HELD_OUT_EXTRA_TOPICS_FILE = JUDGED_DIR / "heldout_extra_topics.toml"
+# The topics of TOPICS_FILE judged again by a second reader who saw neither
+# that judgment nor the bot's output (2026-12-04): how far readers agree.
+SECOND_TOPICS_FILE = JUDGED_DIR / "second_topics.toml"
 
 TOPIC_KINDS = ("vocabulary", "keyword")
 QUERY_KINDS = (

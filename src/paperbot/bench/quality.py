@@ -23,18 +23,15 @@ macro-averaged over topics; search figures are means over queries.
 from __future__ import annotations
 
 import argparse
-import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from paperbot.bench.agreement import agreement_row, agreement_summary
 from paperbot.bench.baselines import BaselineCorpus, baseline_rank
 from paperbot.bench.judged import (
-    EXTRA_TOPICS_FILE,
-    HELD_OUT_EXTRA_TOPICS_FILE,
-    HELD_OUT_KEYWORD_TOPICS_FILE,
     HELD_OUT_QUERIES_FILE,
     HELD_OUT_TOPICS_FILE,
-    KEYWORD_TOPICS_FILE,
+    SECOND_TOPICS_FILE,
     JudgedDataError,
     JudgedQuery,
     JudgedTopic,
@@ -55,49 +52,27 @@ from paperbot.bench.metrics import (
     set_precision,
     set_recall,
 )
+from paperbot.bench.quality_report import (
+    SEARCH_METRICS,
+    TOPIC_METRICS,
+    TOPIC_SETS,
+    Pair,
+    render,
+)
 from paperbot.bench.shipped import shipped_corpus_app
 from paperbot.clock import utc_now
 from paperbot.config import ConfigError
 from paperbot.services.app import App
 from paperbot.services.digest import reader_demands
 
-# The judged sets of topics only, reported apart from the tuned and held-out
-# sets (which have queries too): report key, file, heading.
-TOPIC_SETS = (
-    (
-        "keywords",
-        KEYWORD_TOPICS_FILE,
-        "keywords as typed (acronyms, expansions, Chinese aliases; tuned)",
-    ),
-    # More of them, held out from the changes the keywords above chose.
-    (
-        "held_out_keywords",
-        HELD_OUT_KEYWORD_TOPICS_FILE,
-        "held-out keywords as typed (never tuned against)",
-    ),
-    ("extra_topics", EXTRA_TOPICS_FILE, "more vocabulary topics (2026-12-04; tuned)"),
-    (
-        "held_out_extra_topics",
-        HELD_OUT_EXTRA_TOPICS_FILE,
-        "more vocabulary topics (2026-12-04; never tuned against)",
-    ),
-)
+# `render` is what `paperbot bench quality` prints; the names tests read.
+__all__ = ["SEARCH_METRICS", "TOPIC_METRICS", "TOPIC_SETS", "add_arguments", "render", "run"]
+
 PICK_COUNTS = (5, 10)
 RANK_DEPTH = 10
 HITS_AT = 5
-TOPIC_METRICS = (
-    "pick_precision_at_5",
-    "pick_precision_at_10",
-    "fill_share_at_5",
-    "fill_share_at_10",
-    "match_precision",
-    "match_recall",
-)
-SEARCH_METRICS = ("hits_at_5", "mrr")
 # `digest preview` without --guild previews for server 0 (none configured).
 PREVIEW_GUILD = 0
-
-Pair = dict[str, float]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -111,6 +86,7 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
         held_topics = load_judged_topics(HELD_OUT_TOPICS_FILE)
         held_queries = load_judged_queries(HELD_OUT_QUERIES_FILE)
         topic_sets = {key: load_judged_topics(path) for key, path, _ in TOPIC_SETS}
+        second = _second_reading(topics, load_judged_topics(SECOND_TOPICS_FILE))
     except JudgedDataError as exc:
         raise ConfigError(f"judged data: {exc}") from None
     async with shipped_corpus_app("quality", utc_now()) as app:
@@ -130,6 +106,9 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
             key: [await _topic_row(app, t, ids, naive) for t in judged]
             for key, judged in topic_sets.items()
         }
+        second_rows = [
+            await _second_row(app, first, again, ids, naive, len(papers)) for first, again in second
+        ]
     return {
         "papers": len(papers),
         "rank_depth": RANK_DEPTH,
@@ -139,6 +118,9 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
         "held_out": _set_report(held_topic_rows, held_query_rows),
         # Keywords as users type them, and more vocabulary topics: topics only.
         **{key: _topics_report(rows) for key, rows in set_rows.items()},
+        # The tuned topics judged again by a second reader: the readers'
+        # agreement, and the bot against the second reader.
+        "second_reader": agreement_summary(second_rows),
     }
 
 
@@ -165,9 +147,8 @@ async def _topic_row(
 ) -> dict[str, Any]:
     relevant = {ids[title] for title in judged.titles}
     topic = app.topics.resolve(judged.query)
-    matched = [int(i) for i in (await app.topics.matches(topic)).ids]
+    matched, naive_matched = await _matched(app, judged, naive)
     picks = {k: await _bot_picks(app, judged.query, k) for k in PICK_COUNTS}
-    naive_matched = baseline_matches(naive, _baseline_names(app, judged))
     naive_picks = {k: baseline_picks(naive_matched, naive, k) for k in PICK_COUNTS}
     bot = _topic_metrics(relevant, matched, picks)
     base = _topic_metrics(relevant, naive_matched, naive_picks)
@@ -181,6 +162,15 @@ async def _topic_row(
         "matches": {"bot": len(matched), "baseline": len(naive_matched)},
         **{name: {"bot": bot[name], "baseline": base[name]} for name in TOPIC_METRICS},
     }
+
+
+async def _matched(
+    app: App, judged: JudgedTopic, naive: Sequence[BaselinePaper]
+) -> tuple[list[int], list[int]]:
+    """The papers the bot (`TopicService.matches`) and the baseline match."""
+    topic = app.topics.resolve(judged.query)
+    matched = [int(i) for i in (await app.topics.matches(topic)).ids]
+    return matched, baseline_matches(naive, _baseline_names(app, judged))
 
 
 async def _bot_picks(app: App, text: str, count: int) -> list[int]:
@@ -223,6 +213,38 @@ def _topic_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+# --- a second reader ----------------------------------------------------------
+
+
+def _second_reading(
+    first: Sequence[JudgedTopic], second: Sequence[JudgedTopic]
+) -> list[tuple[JudgedTopic, JudgedTopic]]:
+    """Each topic the second reader judged, beside the first reading of it."""
+    by_query = {t.query: t for t in first}
+    missing = [t.query for t in second if t.query not in by_query]
+    if missing:
+        raise JudgedDataError(f"second reading of topics never judged first: {missing}")
+    return [(by_query[t.query], t) for t in second]
+
+
+async def _second_row(
+    app: App,
+    first: JudgedTopic,
+    second: JudgedTopic,
+    ids: Mapping[str, int],
+    naive: Sequence[BaselinePaper],
+    papers: int,
+) -> dict[str, Any]:
+    matched, naive_matched = await _matched(app, first, naive)
+    return agreement_row(
+        first.query,
+        {ids[title] for title in first.titles},
+        {ids[title] for title in second.titles},
+        {"bot": matched, "baseline": naive_matched},
+        papers,
+    )
+
+
 # --- search -------------------------------------------------------------------
 
 
@@ -262,88 +284,3 @@ def _macro(rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> dict[str,
         name: {side: mean(row[name][side] for row in rows) for side in ("bot", "baseline")}
         for name in names
     }
-
-
-# --- the table ----------------------------------------------------------------
-
-_SHORT = {
-    "pick_precision_at_5": "P@5",
-    "pick_precision_at_10": "P@10",
-    "fill_share_at_5": "fill@5",
-    "fill_share_at_10": "fill@10",
-    "match_precision": "match P",
-    "match_recall": "match R",
-    "hits_at_5": "hits@5",
-    "mrr": "MRR",
-}
-
-
-def render(result: Mapping[str, Any]) -> str:
-    """The human-readable report: bot / baseline per metric, the tuned set
-    first, then the held-out set, then the sets of topics only
-    (`TOPIC_SETS`)."""
-    held = result["held_out"]
-    lines = [
-        f"{result['papers']} papers; each cell is bot / baseline",
-        "",
-        f"== tuned set: {result['judged_topics']} judged topics,"
-        f" {result['judged_queries']} judged queries",
-        _render_set(result),
-        "",
-        f"== held-out set (never tuned against): {held['judged_topics']} judged topics,"
-        f" {held['judged_queries']} judged queries",
-        _render_set(held),
-    ]
-    for key, _, heading in TOPIC_SETS:
-        lines += [
-            "",
-            f"== {heading}: {result[key]['judged_topics']} judged topics",
-            _render_topics(result[key]["topics"]),
-        ]
-    return "\n".join(lines)
-
-
-def _render_set(result: Mapping[str, Any]) -> str:
-    topics, search = result["topics"], result["search"]
-    lines = [_render_topics(topics, notes=False)]
-    lines += ["", _row("search", ["queries", *(_SHORT[m] for m in SEARCH_METRICS)], width=22)]
-    for kind, figures in [*search["by_kind"].items(), ("all queries", search["overall"])]:
-        cells = [str(figures["queries"]), *(_cell(figures[m]) for m in SEARCH_METRICS)]
-        lines.append(_row(kind, cells, width=22))
-    lines += _resolution_notes(topics["per_topic"])
-    return "\n".join(lines)
-
-
-def _render_topics(topics: Mapping[str, Any], *, notes: bool = True) -> str:
-    lines = [_row("topics", [_SHORT[m] for m in TOPIC_METRICS], width=34)]
-    for row in topics["per_topic"]:
-        label = f"{row['query'][:24]} ({row['relevant']})"
-        lines.append(_row(label, [_cell(row[m]) for m in TOPIC_METRICS], width=34))
-    for kind, figures in topics["by_kind"].items():
-        lines.append(_row(f"mean: {kind}", [_cell(figures[m]) for m in TOPIC_METRICS], width=34))
-    overall = topics["overall"]
-    lines.append(_row("mean: all topics", [_cell(overall[m]) for m in TOPIC_METRICS], width=34))
-    if notes:
-        lines += _resolution_notes(topics["per_topic"])
-    return "\n".join(lines)
-
-
-def _resolution_notes(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Judged topics the bot reads differently than the judges named them."""
-    notes = []
-    for row in rows:
-        judged = f"topic:{row['id']}" if row["id"] else f"keyword:{row['query']}"
-        is_keyword = row["resolved"].startswith("keyword:")
-        if row["resolved"] != judged and not (row["id"] is None and is_keyword):
-            notes.append(f"note: {row['query']!r} ({row['kind']}) is read as {row['resolved']}")
-    return ["", *notes] if notes else []
-
-
-def _cell(pair: Pair) -> str:
-    return f"{pair['bot']:.2f} / {pair['baseline']:.2f}"
-
-
-def _row(label: str, cells: Sequence[str], *, width: int) -> str:
-    # Chinese characters take two columns in a terminal.
-    wide = sum(unicodedata.east_asian_width(ch) in "WF" for ch in label)
-    return label + " " * max(1, width - len(label) - wide) + "".join(f"{c:>13}" for c in cells)
