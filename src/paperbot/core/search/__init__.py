@@ -47,6 +47,7 @@ from paperbot.core.search._cut import COMMON_CHAR
 from paperbot.core.search._dictionary import (
     dictionary_translation,
     english_translation,
+    is_dictionary_word,
     load_dictionary,
 )
 from paperbot.core.search._filters import MAX_YEAR, MIN_YEAR, canonical_venue
@@ -176,6 +177,7 @@ __all__ = [
     "fused_order",
     "general_idf",
     "is_common_word",
+    "is_dictionary_word",
     "is_rare_char",
     "iter_arrays",
     "iter_index_arrays",

@@ -63,6 +63,11 @@ def load_dictionary() -> int:
     return len(_table())
 
 
+def is_dictionary_word(word: str) -> bool:
+    """Whether the dictionary has the English word (or its folded form)."""
+    return fold_word(word) in _table()
+
+
 def _forms(word: str) -> list[str]:
     """The word and the stems an inflection may stand for (trained ->
     train, curated -> curate, backtracking -> backtrack)."""

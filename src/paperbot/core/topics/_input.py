@@ -9,11 +9,11 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from paperbot.core import limits
-from paperbot.core.search import is_common_word
+from paperbot.core.search import is_common_word, is_dictionary_word, zipf_frequency
 from paperbot.core.text import collapse_whitespace, has_cjk, normalize, strip_invisible
 from paperbot.core.topics._bilingual import concept_parts
 from paperbot.core.topics._generic import content_readings, names_topic
-from paperbot.core.topics._keys import term_key
+from paperbot.core.topics._keys import needle, term_key
 from paperbot.core.topics._vocabulary import TOPIC_TEXT_MAX, Topic, Vocabulary
 
 EMPTY_TOPIC = "Type a topic, for example “scaling laws” or “缩放定律”."
@@ -52,10 +52,12 @@ def check_topic_text(text: str) -> str:
 
 
 def resolve(text: str, vocabulary: Vocabulary) -> Topic:
-    """What the user means: a topic by id or name, a close misspelling of a
-    term, a topic its words name once the generic words are dropped
-    (`_generic.content_readings`), else a free keyword. Raises `TopicInputError` for
-    unusable text.
+    """What the user means: a topic by id or name (or a term of it), a topic
+    whose naming term the text holds with words its `[[concept]]` gives as
+    the same idea (自监督学习: 自监督), a close misspelling of a term (not of
+    a word that is spelled right), a topic its words name once the generic
+    words are dropped (`_generic.content_readings`), else a free keyword.
+    Raises `TopicInputError` for unusable text.
 
     Text that is (or, without its generic words, says) an alias of a topic
     but not its name is a keyword (`_alias_keyword`): 思维链 is narrower than
@@ -68,9 +70,18 @@ def resolve(text: str, vocabulary: Vocabulary) -> Topic:
     key = term_key(cleaned)
     if all(is_common_word(word) for word in key.split(" ")):
         raise TopicInputError(ONLY_COMMON_WORDS)
-    fuzzy = _closest_term(key, vocabulary)
-    if fuzzy is not None:
-        return fuzzy
+    held = _held_alias(key, vocabulary)
+    if held is not None:
+        return vocabulary.term_keys[held]
+    # A word that is spelled right is no misspelling of another: 大语言模型
+    # (large language model) is one character from 多语言模型 (multilingual),
+    # "batch" one letter from "patch", "prove" from "probe".
+    meant = None if _is_known_word(key, vocabulary) else _closest_term(key, vocabulary)
+    if meant is not None:
+        # Read as the term it misspells, shown spelled right.
+        topic = vocabulary.term_keys[meant]
+        spelled = next((t for t in topic.terms if term_key(t) == meant), meant)
+        return _alias_keyword(spelled, meant, topic, vocabulary)
     for part in content_readings(key):
         named = vocabulary.lookup(part)
         if named is not None:
@@ -90,6 +101,43 @@ def _alias_keyword(text: str, alias: str, topic: Topic, vocabulary: Vocabulary) 
     return Topic("keyword", first, collapse_whitespace(text))
 
 
+def _held_alias(key: str, vocabulary: Vocabulary) -> str | None:
+    """A topic term inside `key` that names its topic and that a
+    `[[concept]]` table gives as saying all of `key`: 自监督学习 holds 自监督,
+    and the concept pairing `self-supervised` with both says they are one
+    idea, so the text is the topic, as its English is ("self-supervised
+    learning"). First in the vocabulary's order. A concept term that only
+    shares a concept with a topic term is not read so ("data repetition" is
+    no near-duplicate), nor one holding a narrower alias (内存高效训练 stays
+    a keyword matched by its own concept)."""
+    said, _ = concept_parts(key, vocabulary)
+    padded = f" {key} "
+    return next(
+        (
+            term
+            for concept in vocabulary.concept_keys
+            for term in concept
+            if term != key
+            and term in said
+            and needle(term) in padded
+            and term in vocabulary.term_keys
+            and names_topic(term, vocabulary.term_keys[term], vocabulary)
+        ),
+        None,
+    )
+
+
+def _is_known_word(key: str, vocabulary: Vocabulary) -> bool:
+    """A term of a `[[concept]]` table, or one English word that general
+    English or the English-Chinese dictionary has. (Text of several words
+    is checked as a term only: "scaling lows" is a misspelling of a term.)"""
+    if any(key in concept for concept in vocabulary.concept_keys):
+        return True
+    if " " in key or has_cjk(key):
+        return False
+    return zipf_frequency(key) is not None or is_dictionary_word(key)
+
+
 def _fuzzy_budget(key: str) -> int:
     """Edits allowed between a typed key and a term key of the vocabulary."""
     if len(key) >= 9:
@@ -97,7 +145,8 @@ def _fuzzy_budget(key: str) -> int:
     return 1 if len(key) >= 5 else 0
 
 
-def _closest_term(key: str, vocabulary: Vocabulary) -> Topic | None:
+def _closest_term(key: str, vocabulary: Vocabulary) -> str | None:
+    """The term key `key` misspells, if any, within `_fuzzy_budget` edits."""
     budget = _fuzzy_budget(key)
     if budget == 0:
         return None
@@ -108,7 +157,8 @@ def _closest_term(key: str, vocabulary: Vocabulary) -> Topic | None:
     # Short vocabulary terms (`dpo`, `moe`) must not swallow longer typed words.
     if _fuzzy_budget(found[0]) == 0:
         return None
-    return vocabulary.term_keys[found[0]]
+    term: str = found[0]
+    return term
 
 
 # --------------------------------------------------------------------------

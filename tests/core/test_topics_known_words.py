@@ -1,0 +1,83 @@
+"""What users type, read against the shipped vocabulary: a word spelled
+right is never taken for a misspelling of a topic's term, a misspelling is
+read as the term it misspells, and a text holding a topic's naming term
+with words its concept gives as the same idea is that topic."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from paperbot.core.topics import Vocabulary, parse_vocabulary, resolve, term_key
+from paperbot.core.topics._keys import needle
+
+SHIPPED = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
+GENERAL_ENGLISH = SHIPPED.parent / "english_frequency.tsv"
+
+
+@cache
+def _shipped() -> Vocabulary:
+    return parse_vocabulary(SHIPPED.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "key"),
+    [
+        # Spelled right: a keyword of its own, not the topic a letter away.
+        ("大语言模型", "keyword", "大语言模型"),  # not 多语言模型 (multilingual)
+        ("batch", "keyword", "batch"),  # not "patch" (vision)
+        ("prove", "keyword", "prove"),  # not "probe" (interpretability)
+        ("exploration", "keyword", "exploration"),
+        ("transition", "keyword", "transition"),  # not "translation"
+        ("reference", "keyword", "reference"),  # not "preference"
+        ("evolution", "keyword", "evolution"),  # not "evaluation"
+        # Misspelled: read as the term meant (a topic, or a keyword within one).
+        ("scalng laws", "topic", "scaling-laws"),
+        ("scaling lows", "topic", "scaling-laws"),  # a real word, in a misspelt term
+        ("tokenizr", "topic", "tokenization"),
+        ("attension", "topic", "attention"),
+        ("optimiser", "topic", "optimizers"),
+        ("Chinchila", "keyword", "chinchilla"),  # as "Chinchilla" is
+        # A naming term held with words of the same concept: the topic, as in English.
+        ("自监督学习", "topic", "self-supervised"),
+        ("self-supervised learning", "topic", "self-supervised"),
+        # A concept term that only shares a concept with a topic's term stays itself.
+        ("data repetition", "keyword", "data repetition"),
+        ("内存高效训练", "keyword", "内存高效训练"),
+    ],
+)
+def test_what_users_type(text: str, kind: str, key: str) -> None:
+    found = resolve(text, _shipped())
+    assert (found.kind, found.key) == (kind, key)
+
+
+def test_a_misspelt_alias_is_shown_spelled_right() -> None:
+    assert resolve("Chinchila", _shipped()).name == "Chinchilla"
+
+
+def _spelled_right() -> list[str]:
+    """Every concept term of the vocabulary and every common English word."""
+    words = {term for concept in _shipped().concepts for term in concept.terms}
+    for line in GENERAL_ENGLISH.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            words.add(line.partition("\t")[0])
+    return sorted(words)
+
+
+def test_a_word_spelled_right_reaches_a_topic_only_through_a_term_it_holds() -> None:
+    vocabulary = _shipped()
+    wrong = {}
+    for text in _spelled_right():
+        try:
+            found = resolve(text, vocabulary)
+        except ValueError:
+            continue  # only common words
+        if found.is_keyword:
+            continue
+        padded = f" {term_key(text)} "
+        names = (found.key.replace("-", " "), found.name, found.zh, *found.terms)
+        if not any(term_key(n) and needle(term_key(n)) in padded for n in names):
+            wrong[text] = found.key
+    assert not wrong
