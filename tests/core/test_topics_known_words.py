@@ -81,3 +81,11 @@ def test_a_word_spelled_right_reaches_a_topic_only_through_a_term_it_holds() -> 
         if not any(term_key(n) and needle(term_key(n)) in padded for n in names):
             wrong[text] = found.key
     assert not wrong
+
+
+def test_autocomplete_finds_no_shorter_term_inside_what_was_typed() -> None:
+    from paperbot.core.topics import suggest
+
+    choices = suggest("exploration", _shipped())
+    assert choices[0].value == "exploration"  # the keyword, not "LoRA" found inside it
+    assert not any("(LoRA)" in choice.name for choice in choices)

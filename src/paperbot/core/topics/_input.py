@@ -235,13 +235,18 @@ def _fuzzy_scores(query: str, vocabulary: Vocabulary) -> dict[int, float]:
     """Index into `vocabulary.surfaces` -> fuzzy score, for terms close to the query."""
     if len(query) < _FUZZY_MIN_QUERY:
         return {}
-    found = process.extract(
-        query,
-        [s for s, _, _ in vocabulary.surfaces],
-        scorer=fuzz.partial_ratio,
-        score_cutoff=_FUZZY_CUTOFF,
-        limit=None,
-    )
+    surfaces = [s for s, _, _ in vocabulary.surfaces]
+    # The query may be the start or a misspelt part of a longer term (typing
+    # goes on), but a shorter term is no part of what was typed: "LoRA"
+    # inside "exploration" suggests nothing, so such a term is compared whole.
+    longer = {i: s for i, s in enumerate(surfaces) if len(s) >= len(query)}
+    shorter = {i: s for i, s in enumerate(surfaces) if len(s) < len(query)}
+    found = [
+        *process.extract(
+            query, longer, scorer=fuzz.partial_ratio, score_cutoff=_FUZZY_CUTOFF, limit=None
+        ),
+        *process.extract(query, shorter, scorer=fuzz.ratio, score_cutoff=_FUZZY_CUTOFF, limit=None),
+    ]
     return {index: 0.95 * score for _, score, index in found}
 
 
