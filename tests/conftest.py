@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import multiprocessing.util
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
@@ -21,6 +22,13 @@ from tests.support.postgres import fresh_schema, postgres_url
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # multiprocessing makes its own temp folder once per process, where the
+    # fork server's socket lives, under whatever `tempfile` says at the time.
+    # Made now, it is /tmp/pymp-…: made first inside a test that points
+    # `tempfile` at its tmp_path, the socket's path could pass the 107 bytes
+    # a Unix socket allows ("AF_UNIX path too long") once pytest's numbered
+    # base folder grows, and every later worker in this process would fail.
+    multiprocessing.util.get_temp_dir()
     if (3, 12, 0) <= sys.version_info[:3] < (3, 12, 4):
         # python/cpython#117995: these versions call a numbered `?1` placeholder
         # "named" and warn when it is bound from a sequence; 3.12.4 fixed it.
