@@ -89,3 +89,21 @@ def test_autocomplete_finds_no_shorter_term_inside_what_was_typed() -> None:
     choices = suggest("exploration", _shipped())
     assert choices[0].value == "exploration"  # the keyword, not "LoRA" found inside it
     assert not any("(LoRA)" in choice.name for choice in choices)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept_below"), [("大语言模型", "multilingual"), ("batch", "vision")]
+)
+def test_autocomplete_puts_a_word_spelled_right_before_topics_merely_near_it(
+    text: str, kept_below: str
+) -> None:
+    from paperbot.core.topics import suggest
+
+    values = [choice.value for choice in suggest(text, _shipped())]
+    assert values.index(text) < values.index(kept_below)
+
+
+def test_autocomplete_still_offers_the_topic_a_misspelling_means_first() -> None:
+    from paperbot.core.topics import suggest
+
+    assert suggest("缩放定率", _shipped())[0].value == "scaling-laws"

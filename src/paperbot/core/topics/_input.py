@@ -232,9 +232,13 @@ def _rank_topics(query: str, vocabulary: Vocabulary) -> list[_Ranked]:
 
 
 def _fuzzy_scores(query: str, vocabulary: Vocabulary) -> dict[int, float]:
-    """Index into `vocabulary.surfaces` -> fuzzy score, for terms close to the query."""
+    """Index into `vocabulary.surfaces` -> fuzzy score, for terms close to the query.
+    A query that is a word spelled right (`_is_known_word`: 大语言模型) is no
+    misspelling, so its near terms stay below the keyword choice."""
     if len(query) < _FUZZY_MIN_QUERY:
         return {}
+    # Below `_STRONG` with a name's tie bonus (+1) too.
+    ceiling = _STRONG - 2.0 if _is_known_word(term_key(query), vocabulary) else 100.0
     surfaces = [s for s, _, _ in vocabulary.surfaces]
     # The query may be the start or a misspelt part of a longer term (typing
     # goes on), but a shorter term is no part of what was typed: "LoRA"
@@ -247,7 +251,7 @@ def _fuzzy_scores(query: str, vocabulary: Vocabulary) -> dict[int, float]:
         ),
         *process.extract(query, shorter, scorer=fuzz.ratio, score_cutoff=_FUZZY_CUTOFF, limit=None),
     ]
-    return {index: 0.95 * score for _, score, index in found}
+    return {index: min(0.95 * score, ceiling) for _, score, index in found}
 
 
 def _surface_score(query: str, surface: str) -> float | None:
