@@ -119,3 +119,23 @@ def test_a_storage_failure_comes_back_as_its_message(tmp_path: Path) -> None:
 async def _opened(path: Path) -> None:
     db = await open_database(path)
     await db.close()
+
+
+@pytest.mark.parametrize(
+    ("temp_dir", "start"), [("/tmp/pymp-abcdefgh", "forkserver"), ("/tmp/" + "d" * 96, "spawn")]
+)
+def test_workers_are_spawned_when_the_fork_servers_socket_path_would_not_fit(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, temp_dir: str, start: str
+) -> None:
+    import multiprocessing.util
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("workers start by fork server on Linux only")
+    monkeypatch.setattr(multiprocessing.util, "get_temp_dir", lambda: temp_dir)
+    workers._socket_fits.cache_clear()
+    try:
+        assert workers._context().get_start_method() == start
+    finally:
+        workers._socket_fits.cache_clear()
+    assert ("too long for the fork server's socket" in caplog.text) == (start == "spawn")

@@ -11,7 +11,8 @@ One process at a time (the machine may have two cores; the loop needs one),
 except where the loop has nothing else to do: `paperbot load` prepares the
 search index and the topic matches side by side, one worker process each
 (`in_lane`). Workers are started by `forkserver` with the heavy modules preloaded (no fork of a
-process holding threads and an open database), and replaced after each job
+process holding threads and an open database; spawned where the fork server's
+socket path would not fit, under a deep TMPDIR), and replaced after each job
 (`max_tasks_per_child=1`) so a build's peak memory is handed back to the
 OS instead of being kept by a long-lived worker.
 """
@@ -24,6 +25,8 @@ import importlib
 import logging
 import multiprocessing
 import multiprocessing.forkserver
+import multiprocessing.util
+import os
 import sys
 import threading
 from collections.abc import Awaitable, Callable
@@ -69,12 +72,34 @@ _pools: dict[int, ProcessPoolExecutor] = {}
 _pool_lock = threading.Lock()
 
 
+# A Unix socket's path holds at most 107 bytes; the fork server listens on
+# one in multiprocessing's temp folder (under TMPDIR): `listener-` + 8.
+_SOCKET_PATH_MAX = 107
+_SOCKET_NAME_BYTES = len("/listener-12345678")
+
+
 def _context() -> multiprocessing.context.BaseContext:
-    if sys.platform.startswith("linux"):
+    if sys.platform.startswith("linux") and _socket_fits():
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(_PRELOAD)
         return context
     return multiprocessing.get_context("spawn")
+
+
+@functools.cache
+def _socket_fits() -> bool:
+    """Whether the fork server's socket path fits; else workers are spawned
+    (slower to start, same results) instead of failing on every job with
+    "AF_UNIX path too long" under a deep TMPDIR."""
+    folder = os.fsencode(multiprocessing.util.get_temp_dir())
+    if len(folder) + _SOCKET_NAME_BYTES <= _SOCKET_PATH_MAX:
+        return True
+    log.warning(
+        "the temp folder's path is too long for the fork server's socket (%d bytes):"
+        " worker processes are spawned instead, which start slower; a shorter TMPDIR avoids it",
+        len(folder),
+    )
+    return False
 
 
 class _OnDemandPool(ProcessPoolExecutor):
