@@ -19,7 +19,7 @@ from paperbot.core.search import (
     term_weight,
     title_acronyms,
 )
-from tests.support.search import index_of
+from tests.support.search import index_of, real_index, title_of
 
 # (title, summary): the filler papers make "model" and "language" common.
 PAPERS = [
@@ -161,7 +161,7 @@ def test_fallback_ranks_partial_coverage(query: str, found: bool) -> None:
 @pytest.mark.parametrize(
     ("word", "fuzzy_title", "summary"),
     [
-        ("shampoo", "Shampio Preconditioning Revisited", "我们使用 shampoo 优化器训练。"),
+        ("adamw", "AdamX Preconditioning Revisited", "我们使用 adamw 优化器训练。"),
         ("grokking", "Grokkinq Dynamics in Toy Tasks", "观察到 grokking 现象。"),
     ],
 )
@@ -170,3 +170,26 @@ def test_rare_word_in_summary_beats_fuzzy_title(word: str, fuzzy_title: str, sum
     papers = [*filler, (fuzzy_title, "无关的内容。"), ("Plain Title Here", summary)]
     ids = list(rank(make_index(papers), parse_query(word)).ids)
     assert ids[:2] == [len(papers), len(papers) - 1]
+
+
+@pytest.mark.parametrize(
+    ("query", "not_found"),
+    [
+        # English words spelled right: no typo or piece match of another word.
+        ("reference", "Preference"),
+        ("transition", "Translation"),
+    ],
+)
+def test_a_word_spelled_right_finds_no_other_word(query: str, not_found: str) -> None:
+    ranking = rank(real_index(), parse_query(query))
+    titles = [title_of(int(i)) for i in ranking.ids]
+    assert titles
+    assert not any(not_found in title for title in titles)
+
+
+@pytest.mark.parametrize(
+    ("query", "found"), [("shampo optimizer", "Shampoo"), ("preferense optimization", "Preference")]
+)
+def test_a_misspelt_word_still_finds_the_word_meant(query: str, found: str) -> None:
+    ranking = rank(real_index(), parse_query(query))
+    assert found in title_of(int(ranking.ids[0]))

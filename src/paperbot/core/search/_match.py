@@ -10,6 +10,8 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
+from paperbot.core.search._dictionary import is_dictionary_word
+from paperbot.core.search._general import zipf_frequency
 from paperbot.core.search._weights import (
     EXACT,
     FUZZY,
@@ -155,8 +157,19 @@ def latin_near(word: str, field: FieldText) -> float:
         return 0.0
     if field.has_piece(word):
         return _piece_strength(word, field)
+    if not may_be_misspelt(word):
+        return 0.0
     best = process.extractOne(word, field.words, scorer=fuzz.ratio, score_cutoff=_typo_cutoff(word))
     return FUZZY * best[1] / 100 if best is not None else 0.0
+
+
+@lru_cache(maxsize=4096)
+def may_be_misspelt(word: str) -> bool:
+    """Whether a query word is matched to the near words of a text (a typo
+    match): not when it is an English word spelled right, which general
+    English or the dictionary has (`reference` is no misspelt "preference",
+    `transition` no "translation"); jargon and typos are (`shampo`)."""
+    return zipf_frequency(word) is None and not is_dictionary_word(word)
 
 
 def _typo_cutoff(word: str) -> int:
@@ -264,6 +277,8 @@ class NearWords:
         self._scores: dict[str, float] = {}
         self._pieces: set[int] = set()
         if len(word) >= 4:
+            self._pieces = fields.holding(word)
+        if len(word) >= 4 and may_be_misspelt(word):
             found = process.extract(
                 word,
                 fields.vocabulary,
@@ -272,7 +287,6 @@ class NearWords:
                 limit=None,
             )
             self._scores = {w: float(score) for w, score, _ in found}
-            self._pieces = fields.holding(word)
 
     def strength(self, i: int, field: FieldText) -> float:
         """`latin_near(word, field)` for the i-th field of the set."""
@@ -291,10 +305,16 @@ def _piece_strength(word: str, field: FieldText) -> float:
     """A piece that is most of the word holding it (`lora` in QLoRA,
     `training` in pretraining) is nearly the word; one that is a small part
     of it (`able` in variable, `back` in backward) is weak evidence, scaled
-    by its share, so it never outranks an exact rare word elsewhere."""
+    by its share, so it never outranks an exact rare word elsewhere. An
+    English word inside another is no piece of it (`reference` in
+    "preference", `able` in "variable"): both are words of their own."""
     hosts = [w for w in field.words if word in w]
     if not hosts:
         return SUBSTRING  # spans words: `scissorhands` in "scissor hands"
+    if not may_be_misspelt(word):
+        hosts = [host for host in hosts if may_be_misspelt(host)]
+        if not hosts:
+            return 0.0
     share = max(len(word) / len(host) for host in hosts)
     return SUBSTRING if share >= PIECE_SHARE else SUBSTRING * share
 
@@ -306,7 +326,7 @@ def _latin_match(word: str, field: FieldText) -> tuple[float, list[str]]:
     if len(word) >= 4 and field.has_piece(word):
         # Highlight the whole word holding the piece (QLoRA for `lora`).
         return _piece_strength(word, field), [w for w in field.words if word in w][:1] or [word]
-    if len(word) >= 4 and field.words:
+    if len(word) >= 4 and field.words and may_be_misspelt(word):
         best = process.extractOne(
             word, field.words, scorer=fuzz.ratio, score_cutoff=_typo_cutoff(word)
         )
