@@ -47,7 +47,6 @@ from paperbot.core.search._cut import COMMON_CHAR
 from paperbot.core.search._dictionary import (
     dictionary_translation,
     english_translation,
-    is_dictionary_word,
     load_dictionary,
 )
 from paperbot.core.search._filters import MAX_YEAR, MIN_YEAR, canonical_venue
@@ -71,6 +70,7 @@ from paperbot.core.search._match import (
     NearWords,
     cjk_strengths,
     latin_near,
+    may_be_misspelt,
     term_match,
 )
 from paperbot.core.search._persist import (
@@ -177,7 +177,6 @@ __all__ = [
     "fused_order",
     "general_idf",
     "is_common_word",
-    "is_dictionary_word",
     "is_rare_char",
     "iter_arrays",
     "iter_index_arrays",
@@ -186,6 +185,7 @@ __all__ = [
     "latin_near",
     "load_dictionary",
     "loaded_years",
+    "may_be_misspelt",
     "pack_texts",
     "packed_char_counts",
     "parse_query",

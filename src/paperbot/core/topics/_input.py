@@ -9,7 +9,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from paperbot.core import limits
-from paperbot.core.search import is_common_word, is_dictionary_word, zipf_frequency
+from paperbot.core.search import is_common_word, may_be_misspelt
 from paperbot.core.text import collapse_whitespace, has_cjk, normalize, strip_invisible
 from paperbot.core.topics._bilingual import concept_parts
 from paperbot.core.topics._generic import content_readings, names_topic
@@ -135,7 +135,7 @@ def _is_known_word(key: str, vocabulary: Vocabulary) -> bool:
         return True
     if " " in key or has_cjk(key):
         return False
-    return zipf_frequency(key) is not None or is_dictionary_word(key)
+    return not may_be_misspelt(key)
 
 
 def _fuzzy_budget(key: str) -> int:
