@@ -110,18 +110,22 @@ def _held_alias(key: str, vocabulary: Vocabulary) -> str | None:
     shares a concept with a topic term is not read so ("data repetition" is
     no near-duplicate), nor one holding a narrower alias (内存高效训练 stays
     a keyword matched by its own concept)."""
-    said, _ = concept_parts(key, vocabulary)
     padded = f" {key} "
+    held = [
+        term
+        for concept in vocabulary.concept_keys
+        for term in concept
+        # `in key` first: a cheap test that rules out nearly every term.
+        if term != key and term in key and term in vocabulary.term_keys and needle(term) in padded
+    ]
+    if not held:
+        return None  # most text: no need to work out what says all of it
+    said, _ = concept_parts(key, vocabulary)
     return next(
         (
             term
-            for concept in vocabulary.concept_keys
-            for term in concept
-            if term != key
-            and term in said
-            and needle(term) in padded
-            and term in vocabulary.term_keys
-            and names_topic(term, vocabulary.term_keys[term], vocabulary)
+            for term in held
+            if term in said and names_topic(term, vocabulary.term_keys[term], vocabulary)
         ),
         None,
     )
@@ -131,7 +135,7 @@ def _is_known_word(key: str, vocabulary: Vocabulary) -> bool:
     """A term of a `[[concept]]` table, or one English word that general
     English or the English-Chinese dictionary has. (Text of several words
     is checked as a term only: "scaling lows" is a misspelling of a term.)"""
-    if any(key in concept for concept in vocabulary.concept_keys):
+    if key in vocabulary.concept_terms:
         return True
     if " " in key or has_cjk(key):
         return False
