@@ -135,7 +135,7 @@ def _is_known_word(key: str, vocabulary: Vocabulary) -> bool:
     """A term of a `[[concept]]` table, or one English word that general
     English or the English-Chinese dictionary has. (Text of several words
     is checked as a term only: "scaling lows" is a misspelling of a term.)"""
-    if key in vocabulary.concept_terms:
+    if any(key in concept for concept in vocabulary.concept_keys):
         return True
     if " " in key or has_cjk(key):
         return False

@@ -101,7 +101,6 @@ class Vocabulary:
     _by_key: dict[str, Topic] = field(init=False, repr=False, compare=False)
     _surfaces: tuple[tuple[str, Topic, str], ...] = field(init=False, repr=False, compare=False)
     _concept_keys: tuple[tuple[str, ...], ...] = field(init=False, repr=False, compare=False)
-    _concept_terms: frozenset[str] = field(init=False, repr=False, compare=False)
     _last_words: frozenset[str] = field(init=False, repr=False, compare=False)
     _narrower: dict[str, tuple[Topic, ...]] = field(init=False, repr=False, compare=False)
 
@@ -121,7 +120,6 @@ class Vocabulary:
             tuple(dict.fromkeys(k for k in map(term_key, c.terms) if k)) for c in self.concepts
         )
         object.__setattr__(self, "_concept_keys", concept_keys)
-        object.__setattr__(self, "_concept_terms", frozenset(k for c in concept_keys for k in c))
         below = narrower_ids([(t.key, t.broader) for t in self.topics])
         narrower = {key: tuple(by_id[k] for k in keys) for key, keys in below.items()}
         object.__setattr__(self, "_narrower", narrower)
@@ -150,11 +148,6 @@ class Vocabulary:
     def concept_keys(self) -> tuple[tuple[str, ...], ...]:
         """Per `[[concept]]`, its English and Chinese terms' keys (no repeats)."""
         return self._concept_keys
-
-    @property
-    def concept_terms(self) -> frozenset[str]:
-        """Every key of `concept_keys`, for a membership test."""
-        return self._concept_terms
 
     @property
     def term_keys(self) -> Mapping[str, Topic]:
