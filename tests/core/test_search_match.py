@@ -95,6 +95,29 @@ def test_near_words_give_latin_near(word: str, texts: list[str], found: bool) ->
 
 
 @pytest.mark.parametrize(
+    ("word", "texts", "found"),
+    [
+        ("optimizer", ["mosaicbert: optimized for fast pretraining"], False),  # a near word only
+        ("lora", TITLES, True),  # a piece is no typo: still found
+        ("shampoo", SUMMARIES, True),  # exact
+        ("tokenizer", ["learning to tokenize for retrieval"], False),
+    ],
+)
+def test_a_term_without_typos_meets_no_near_word(word: str, texts: list[str], found: bool) -> None:
+    """A word the vocabulary names (`Term.typos` False) is spelled right: the
+    near words a typo would meet do not count, in any of the three paths."""
+    fields = _set(texts)
+    near = NearWords(word, fields, typos=False)
+    plain = [term_match(word, (f, f), typos=False)[0] for f in fields.fields]
+    assert [near.strength(i, f) for i, f in enumerate(fields.fields)] == [
+        latin_near(word, f, typos=False) for f in fields.fields
+    ]
+    assert any(plain) == found
+    if not found:  # the same word typed freely is matched as a possible typo
+        assert any(term_match(word, (f, f))[0] for f in fields.fields)
+
+
+@pytest.mark.parametrize(
     "run", ["去重", "预训练数据去重", "数据的重复", "量化微调", "模", "缓存压缩"]
 )
 def test_cjk_strengths_give_term_match(run: str) -> None:
@@ -106,7 +129,12 @@ def test_cjk_strengths_give_term_match(run: str) -> None:
     assert any(expected)
 
 
-EXPANSIONS = {"pretraining": ("预训练",), "data": ("数据",), "预训练": ("pretraining",)}
+EXPANSIONS = {
+    "pretraining": ("预训练",),
+    "data": ("数据",),
+    "预训练": ("pretraining",),
+    "optimizer": ("优化器",),  # an alias: no typo matches (`Term.typos`)
+}
 
 
 @pytest.mark.parametrize(
@@ -118,6 +146,7 @@ EXPANSIONS = {"pretraining": ("预训练",), "data": ("数据",), "预训练": (
         "怎么用更少的显存微调大模型？",
         "rotary embeddings concentrate positional reasoning in a single head",
         "shampo optimizr for pretraining data",
+        "optimizer for pretraining",
     ],
 )
 def test_long_queries_score_as_rerank_one(query: str) -> None:

@@ -99,17 +99,20 @@ def normalized_alias(text: str) -> str:
     return normalize(text)
 
 
-def term_match(text: str, fields: tuple[FieldText, FieldText]) -> tuple[float, list[str]]:
+def term_match(
+    text: str, fields: tuple[FieldText, FieldText], typos: bool = True
+) -> tuple[float, list[str]]:
     """Best match of one term in title or summary (summary x 0.7).
 
     A term of several tokens (an alias like `mixture of experts`) scores 1
-    as a phrase, else 0.95 x the mean of its tokens' matches.
+    as a phrase, else 0.95 x the mean of its tokens' matches. `typos`:
+    whether a near word may count (not for a term the vocabulary names).
     """
     parts = term_parts(text)
     if len(parts) > 1:
         best, hits = phrase_match(text, fields)
         if best < EXACT:
-            matches = [term_match(part, fields) for part in parts]
+            matches = [term_match(part, fields, typos) for part in parts]
             mean = sum(m for m, _ in matches) / len(matches)
             if PHRASE_PARTS * mean > best:
                 best = PHRASE_PARTS * mean
@@ -119,7 +122,9 @@ def term_match(text: str, fields: tuple[FieldText, FieldText]) -> tuple[float, l
     hits = []
     for field, factor in zip(fields, FIELD_FACTORS, strict=True):
         strength, found = (
-            _cjk_match(text, field) if is_cjk_char(ord(text[0])) else _latin_match(text, field)
+            _cjk_match(text, field)
+            if is_cjk_char(ord(text[0]))
+            else _latin_match(text, field, typos)
         )
         if strength * factor > best:
             best = strength * factor
@@ -151,13 +156,13 @@ def _contains_phrase(field: FieldText, alias: str) -> bool:
     return f" {' '.join(parts)} " in f" {' '.join(field.words)} "
 
 
-def latin_near(word: str, field: FieldText) -> float:
+def latin_near(word: str, field: FieldText, typos: bool = True) -> float:
     """`_latin_match`'s strength when the word is known not to occur exactly."""
     if len(word) < 4 or not field.words:
         return 0.0
     if field.has_piece(word):
         return _piece_strength(word, field)
-    if not may_be_misspelt(word):
+    if not (typos and may_be_misspelt(word)):
         return 0.0
     best = process.extractOne(word, field.words, scorer=fuzz.ratio, score_cutoff=_typo_cutoff(word))
     return FUZZY * best[1] / 100 if best is not None else 0.0
@@ -272,13 +277,13 @@ class NearWords:
 
     __slots__ = ("_pieces", "_scores", "word")
 
-    def __init__(self, word: str, fields: FieldSet) -> None:
+    def __init__(self, word: str, fields: FieldSet, typos: bool = True) -> None:
         self.word = word
         self._scores: dict[str, float] = {}
         self._pieces: set[int] = set()
         if len(word) >= 4:
             self._pieces = fields.holding(word)
-        if len(word) >= 4 and may_be_misspelt(word):
+        if typos and len(word) >= 4 and may_be_misspelt(word):
             found = process.extract(
                 word,
                 fields.vocabulary,
@@ -319,14 +324,14 @@ def _piece_strength(word: str, field: FieldText) -> float:
     return SUBSTRING if share >= PIECE_SHARE else SUBSTRING * share
 
 
-def _latin_match(word: str, field: FieldText) -> tuple[float, list[str]]:
+def _latin_match(word: str, field: FieldText, typos: bool = True) -> tuple[float, list[str]]:
     folded = fold_word(word)
     if folded in field.folded:
         return EXACT, [field.folded[folded]]
     if len(word) >= 4 and field.has_piece(word):
         # Highlight the whole word holding the piece (QLoRA for `lora`).
         return _piece_strength(word, field), [w for w in field.words if word in w][:1] or [word]
-    if len(word) >= 4 and field.words and may_be_misspelt(word):
+    if typos and len(word) >= 4 and field.words and may_be_misspelt(word):
         best = process.extractOne(
             word, field.words, scorer=fuzz.ratio, score_cutoff=_typo_cutoff(word)
         )

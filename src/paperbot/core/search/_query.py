@@ -75,6 +75,10 @@ class Term:
     # Scales the term's weight in the query: a lone character the cut left
     # over (思维 + 树) is kept, but says less than a word (`CHAR_FACTOR`).
     weight_factor: float = 1.0
+    # A term the vocabulary names (an alias or concept term) is spelled
+    # right, so never matched as a typo of a near word: "optimizer" is no
+    # misspelt "optimized", though general English lists neither.
+    typos: bool = True
 
     def weight_of(self, alternative: str) -> float:
         """What a match of this alternative counts, at most, of a direct one."""
@@ -254,7 +258,8 @@ def expand_terms(
             if tuple(pieces[i : i + len(toks)]) == toks:
                 exact = (translations or {}).get(key, frozenset())
                 others = _cross_script(key, expansions[key], exact)
-                terms.append(Term(key, others, translations=frozenset(exact) & set(others)))
+                translated = frozenset(exact) & set(others)
+                terms.append(Term(key, others, translations=translated, typos=False))
                 i += len(toks)
                 break
         else:

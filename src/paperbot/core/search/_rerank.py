@@ -82,7 +82,7 @@ def rerank_fields(
         if known is not None and not known[at]:
             strengths.append(0.0)
             continue
-        best, hits = term_match(term.text, fields)
+        best, hits = term_match(term.text, fields, term.typos)
         for alt in term.alternatives:
             alt_score, alt_hits = phrase_match(normalized_alias(alt), fields)
             if alt_score * term.weight_of(alt) > best:
@@ -217,11 +217,12 @@ def _term_strengths(
     text = term.text
     if term_parts(text) != (text,):
         # Phrases: plain string tests, already cheap.
-        out = [term_match(text, (t, s))[0] for t, s in zip(titles, summaries, strict=True)]
+        typos = term.typos
+        out = [term_match(text, (t, s), typos)[0] for t, s in zip(titles, summaries, strict=True)]
     elif is_cjk_char(ord(text[0])):
         out = cjk_strengths(text, *sets)
     else:
-        out = _word_strengths(index, cands, text, *sets)
+        out = _word_strengths(index, cands, text, *sets, typos=term.typos)
     if term.alternatives:
         _lift_by_alternatives(out, term, *sets)
     return out
@@ -233,12 +234,15 @@ def _word_strengths(
     word: str,
     titles: FieldSet,
     summaries: FieldSet,
+    *,
+    typos: bool = True,
 ) -> list[float]:
     """One Latin word's strength per candidate: exact hits from the word
-    postings, the text read only where a near match could still count."""
+    postings, the text read only where a near match could still count
+    (a typo match only with `typos`)."""
     in_title = _has_word(index.title, cands, word).tolist()
     in_summary = _has_word(index.summary, cands, word).tolist()
-    near_title = NearWords(word, titles)
+    near_title = NearWords(word, titles, typos)
     near_summary: NearWords | None = None
     out = []
     for i, (t, s) in enumerate(zip(titles.fields, summaries.fields, strict=True)):
@@ -251,7 +255,7 @@ def _word_strengths(
                 best = SUMMARY_EXACT
             elif best < SUBSTRING * SUMMARY_FACTOR:
                 if near_summary is None:
-                    near_summary = NearWords(word, summaries)
+                    near_summary = NearWords(word, summaries, typos)
                 strength = near_summary.strength(i, s) * SUMMARY_FACTOR
                 if strength > best:
                     best = strength
