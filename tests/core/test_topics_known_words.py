@@ -57,6 +57,34 @@ def test_a_misspelt_alias_is_shown_spelled_right() -> None:
     assert resolve("Chinchila", _shipped()).name == "Chinchilla"
 
 
+@pytest.mark.parametrize(
+    ("texts", "key"),
+    [
+        # One idea in either language is one subscription (the key), though
+        # 训练失稳's concept table holds "training instability" only.
+        (("训练失稳", "training instability", "loss spikes", "损失尖峰"), "loss spike"),
+        (("激活内存", "activation memory"), "memory efficient"),
+    ],
+)
+def test_an_alias_keyword_has_one_key_in_either_language(texts: tuple[str, ...], key: str) -> None:
+    assert {resolve(text, _shipped()).key for text in texts} == {key}
+
+
+def test_a_keyword_key_typed_is_the_same_keyword() -> None:
+    """Every alias and concept term of the vocabulary that is a keyword: its
+    key, typed, resolves to the same key (the key names one subscription)."""
+    vocabulary = _shipped()
+    texts = {term for concept in vocabulary.concepts for term in concept.terms}
+    texts.update(term for topic in vocabulary.topics for term in topic.terms)
+    moved = []
+    for text in sorted(texts):
+        found = resolve(text, vocabulary)
+        again = resolve(found.key, vocabulary) if found.is_keyword else found
+        if (again.kind, again.key) != (found.kind, found.key):
+            moved.append((text, found.key, again.key))
+    assert moved == []
+
+
 def _spelled_right() -> list[str]:
     """Every concept term of the vocabulary and every common English word."""
     words = {term for concept in _shipped().concepts for term in concept.terms}

@@ -91,14 +91,31 @@ def resolve(text: str, vocabulary: Vocabulary) -> Topic:
 
 def _alias_keyword(text: str, alias: str, topic: Topic, vocabulary: Vocabulary) -> Topic:
     """The topic when `alias` (a term of it that `text` says) names it, else
-    a keyword within it, shown as typed but keyed by the topic's first term
-    that the alias's bilingual concept holds: every way of saying the part
-    (DPO, 直接偏好优化; "model pruning", 剪枝) is one subscription or mute."""
+    a keyword within it, shown as typed but keyed by `_alias_key`: every way
+    of saying the part (DPO, 直接偏好优化; "model pruning", 剪枝) is one
+    subscription or mute."""
     if names_topic(alias, topic, vocabulary):
         return topic
-    said, _ = concept_parts(alias, vocabulary)
-    first = next((k for k in map(term_key, topic.terms) if k in said), term_key(alias))
-    return Topic("keyword", first, collapse_whitespace(text))
+    return Topic("keyword", _alias_key(alias, topic, vocabulary), collapse_whitespace(text))
+
+
+def _alias_key(alias: str, topic: Topic, vocabulary: Vocabulary) -> str:
+    """The topic's first term that the alias's bilingual concepts hold, read
+    again until it keys itself. A term may sit in several `[[concept]]`
+    tables, so one step is not enough: 训练失稳's concept holds "training
+    instability", whose own concepts also hold "loss spike", the key typing
+    "training instability" gets; typing a key gives that key back. A term's
+    concepts hold it, so each step moves to an earlier term of the topic."""
+    terms = [term_key(t) for t in topic.terms]
+    key = term_key(alias)
+    seen = {key}
+    while True:
+        said, _ = concept_parts(key, vocabulary)
+        first = next((k for k in terms if k in said), key)
+        if first in seen:
+            return first
+        seen.add(first)
+        key = first
 
 
 def _held_alias(key: str, vocabulary: Vocabulary) -> str | None:
