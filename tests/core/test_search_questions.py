@@ -64,7 +64,15 @@ def test_question_words_leave_the_query(query: str, terms: tuple[str, ...]) -> N
 
 @pytest.mark.parametrize(
     ("generic", "content"),
-    [("model", "grokking"), ("方法", "grokking"), ("how", "cache")],
+    [
+        ("model", "grokking"),
+        ("方法", "grokking"),
+        ("how", "cache"),
+        # Inflections of generic words are as generic ("what makes ...").
+        ("makes", "grokking"),
+        ("works", "cache"),
+        ("gets", "cache"),
+    ],
 )
 def test_generic_words_weigh_less_than_content_words(generic: str, content: str) -> None:
     # Same IDF: only the word's kind differs.
