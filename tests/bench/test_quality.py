@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from paperbot.bench.judged import QUERY_KINDS, load_judged_queries, load_judged_topics
-from paperbot.bench.quality import SEARCH_METRICS, TOPIC_METRICS, TOPIC_SETS, render
+from paperbot.bench.quality import QUERY_SETS, SEARCH_METRICS, TOPIC_METRICS, TOPIC_SETS, render
 from paperbot.cli import main
 from tests.support.app import REPO
 
@@ -117,6 +117,21 @@ def test_each_set_of_topics_is_reported_apart_in_order(report: dict[str, Any], a
         assert row["query"][:20] in table
 
 
+@pytest.mark.parametrize("at", range(len(QUERY_SETS)))
+def test_each_set_of_queries_is_reported_apart_after_the_topics(
+    report: dict[str, Any], at: int
+) -> None:
+    key, path, heading = QUERY_SETS[at]
+    search = report[key]["search"]
+    queries = load_judged_queries(path)
+    assert report[key]["judged_queries"] == len(queries)
+    assert [r["query"] for r in search["per_query"]] == [q.query for q in queries]
+    assert all(_is_ratio(search["overall"][m]) for m in SEARCH_METRICS)
+    table = render(report)
+    before = f"== {(QUERY_SETS[at - 1] if at else TOPIC_SETS[-1])[2]}:"
+    assert table.index(before) < table.index(f"== {heading}: {len(queries)} judged queries")
+
+
 def test_the_second_reading_is_reported_after_the_sets_of_topics(report: dict[str, Any]) -> None:
     from paperbot.bench.agreement import AGREEMENT_METRICS
     from paperbot.bench.judged import SECOND_TOPICS_FILE
@@ -134,4 +149,4 @@ def test_the_second_reading_is_reported_after_the_sets_of_topics(report: dict[st
             figure = row[metric]
             assert _is_ratio(figure) if isinstance(figure, dict) else -1 <= figure <= 1
     table = render(report)
-    assert table.index(f"== {TOPIC_SETS[-1][2]}:") < table.index("== the tuned topics read again")
+    assert table.index(f"== {QUERY_SETS[-1][2]}:") < table.index("== the tuned topics read again")

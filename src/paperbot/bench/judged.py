@@ -41,6 +41,10 @@ HELD_OUT_EXTRA_TOPICS_FILE = JUDGED_DIR / "heldout_extra_topics.toml"
 # The topics of TOPICS_FILE judged again by a second reader who saw neither
 # that judgment nor the bot's output (2026-12-04): how far readers agree.
 SECOND_TOPICS_FILE = JUDGED_DIR / "second_topics.toml"
+# Questions asking for advice in everyday words ("what's the best way to ...",
+# 有没有好办法), written blind (2026-12-04): half tuned, half held out.
+ADVICE_QUERIES_FILE = JUDGED_DIR / "advice_queries.toml"
+HELD_OUT_ADVICE_QUERIES_FILE = JUDGED_DIR / "heldout_advice_queries.toml"
 
 TOPIC_KINDS = ("vocabulary", "keyword")
 QUERY_KINDS = (

@@ -53,6 +53,7 @@ from paperbot.bench.metrics import (
     set_recall,
 )
 from paperbot.bench.quality_report import (
+    QUERY_SETS,
     SEARCH_METRICS,
     TOPIC_METRICS,
     TOPIC_SETS,
@@ -66,7 +67,15 @@ from paperbot.services.app import App
 from paperbot.services.digest import reader_demands
 
 # `render` is what `paperbot bench quality` prints; the names tests read.
-__all__ = ["SEARCH_METRICS", "TOPIC_METRICS", "TOPIC_SETS", "add_arguments", "render", "run"]
+__all__ = [
+    "QUERY_SETS",
+    "SEARCH_METRICS",
+    "TOPIC_METRICS",
+    "TOPIC_SETS",
+    "add_arguments",
+    "render",
+    "run",
+]
 
 PICK_COUNTS = (5, 10)
 RANK_DEPTH = 10
@@ -86,6 +95,7 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
         held_topics = load_judged_topics(HELD_OUT_TOPICS_FILE)
         held_queries = load_judged_queries(HELD_OUT_QUERIES_FILE)
         topic_sets = {key: load_judged_topics(path) for key, path, _ in TOPIC_SETS}
+        query_sets = {key: load_judged_queries(path) for key, path, _ in QUERY_SETS}
         second = _second_reading(topics, load_judged_topics(SECOND_TOPICS_FILE))
     except JudgedDataError as exc:
         raise ConfigError(f"judged data: {exc}") from None
@@ -106,6 +116,10 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
             key: [await _topic_row(app, t, ids, naive) for t in judged]
             for key, judged in topic_sets.items()
         }
+        query_set_rows = {
+            key: [await _query_row(app, q, ids, search_naive) for q in judged]
+            for key, judged in query_sets.items()
+        }
         second_rows = [
             await _second_row(app, first, again, ids, naive, len(papers)) for first, again in second
         ]
@@ -118,6 +132,11 @@ async def run(_args: argparse.Namespace) -> dict[str, Any]:
         "held_out": _set_report(held_topic_rows, held_query_rows),
         # Keywords as users type them, and more vocabulary topics: topics only.
         **{key: _topics_report(rows) for key, rows in set_rows.items()},
+        # Questions of one more style, tuned and held out: search only.
+        **{
+            key: {"judged_queries": len(rows), "search": _search_summary(rows)}
+            for key, rows in query_set_rows.items()
+        },
         # The tuned topics judged again by a second reader: the readers'
         # agreement, and the bot against the second reader.
         "second_reader": agreement_summary(second_rows),

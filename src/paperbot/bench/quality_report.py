@@ -12,13 +12,15 @@ from typing import Any
 
 from paperbot.bench.agreement import MATCHER_METRICS, READER_METRICS
 from paperbot.bench.judged import (
+    ADVICE_QUERIES_FILE,
     EXTRA_TOPICS_FILE,
+    HELD_OUT_ADVICE_QUERIES_FILE,
     HELD_OUT_EXTRA_TOPICS_FILE,
     HELD_OUT_KEYWORD_TOPICS_FILE,
     KEYWORD_TOPICS_FILE,
 )
 
-__all__ = ["SEARCH_METRICS", "TOPIC_METRICS", "TOPIC_SETS", "Pair", "render"]
+__all__ = ["QUERY_SETS", "SEARCH_METRICS", "TOPIC_METRICS", "TOPIC_SETS", "Pair", "render"]
 
 # The judged sets of topics only, reported apart from the tuned and held-out
 # sets (which have queries too): report key, file, heading.
@@ -39,6 +41,16 @@ TOPIC_SETS = (
         "held_out_extra_topics",
         HELD_OUT_EXTRA_TOPICS_FILE,
         "more vocabulary topics (2026-12-04; never tuned against)",
+    ),
+)
+
+# The judged sets of queries only, likewise: report key, file, heading.
+QUERY_SETS = (
+    ("advice_queries", ADVICE_QUERIES_FILE, "advice questions in everyday words (tuned)"),
+    (
+        "held_out_advice_queries",
+        HELD_OUT_ADVICE_QUERIES_FILE,
+        "advice questions in everyday words (never tuned against)",
     ),
 )
 
@@ -71,7 +83,8 @@ _SHORT = {
 def render(result: Mapping[str, Any]) -> str:
     """The human-readable report: bot / baseline per metric, the tuned set
     first, then the held-out set, then the sets of topics only
-    (`TOPIC_SETS`), then the tuned topics as a second reader judged them."""
+    (`TOPIC_SETS`) and of queries only (`QUERY_SETS`), then the tuned topics
+    as a second reader judged them."""
     held = result["held_out"]
     lines = [
         f"{result['papers']} papers; each cell is bot / baseline",
@@ -90,18 +103,26 @@ def render(result: Mapping[str, Any]) -> str:
             f"== {heading}: {result[key]['judged_topics']} judged topics",
             _render_topics(result[key]["topics"]),
         ]
+    for key, _, heading in QUERY_SETS:
+        search = result[key]["search"]
+        lines += ["", f"== {heading}: {search['overall']['queries']} judged queries"]
+        lines += _render_search(search)
     return "\n".join([*lines, "", *_render_second_reader(result["second_reader"])])
 
 
 def _render_set(result: Mapping[str, Any]) -> str:
-    topics, search = result["topics"], result["search"]
-    lines = [_render_topics(topics, notes=False)]
-    lines += ["", _row("search", ["queries", *(_SHORT[m] for m in SEARCH_METRICS)], width=22)]
+    topics = result["topics"]
+    lines = [_render_topics(topics, notes=False), "", *_render_search(result["search"])]
+    lines += _resolution_notes(topics["per_topic"])
+    return "\n".join(lines)
+
+
+def _render_search(search: Mapping[str, Any]) -> list[str]:
+    lines = [_row("search", ["queries", *(_SHORT[m] for m in SEARCH_METRICS)], width=22)]
     for kind, figures in [*search["by_kind"].items(), ("all queries", search["overall"])]:
         cells = [str(figures["queries"]), *(_cell(figures[m]) for m in SEARCH_METRICS)]
         lines.append(_row(kind, cells, width=22))
-    lines += _resolution_notes(topics["per_topic"])
-    return "\n".join(lines)
+    return lines
 
 
 def _render_topics(topics: Mapping[str, Any], *, notes: bool = True) -> str:
