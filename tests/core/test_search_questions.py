@@ -56,6 +56,11 @@ def top(query: str, expansions: Mapping[str, Sequence[str]] | None = None) -> li
         ("为什么训练不稳定", ("训练不稳定",)),
         ("如何做推测解码", ("做推测解码",)),
         ("为什么", ("为什么",)),
+        # Asking for advice: the frame goes, the topic stays.
+        ("有什么好办法让训练更稳定", ("训练更稳定",)),
+        ("有哪些合适的数据", ("数据",)),
+        ("哪种方法最好", ("方法",)),
+        ("能不能压缩缓存", ("压缩缓存",)),
     ],
 )
 def test_question_words_leave_the_query(query: str, terms: tuple[str, ...]) -> None:
