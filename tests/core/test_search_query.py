@@ -119,6 +119,11 @@ EXPANSIONS = {
             [Term("sparse"), Term("mixture of experts", ("混合专家",), typos=False)],
         ),
         (["moe"], [Term("moe", ("混合专家",), typos=False)]),
+        # Plural forms say the alias too.
+        (
+            ["mixtures", "of", "experts"],
+            [Term("mixture of experts", ("混合专家",), typos=False)],
+        ),
         (["experts"], [Term("experts")]),
     ],
 )

@@ -31,7 +31,7 @@ from paperbot.core.search._words import (
     is_particle_run,
     is_question_word,
 )
-from paperbot.core.text import has_cjk, is_cjk_run, normalize, strip_invisible, tokens
+from paperbot.core.text import fold_word, has_cjk, is_cjk_run, normalize, strip_invisible, tokens
 
 # Aliases tried per term: the first ones (canonical names come first) say
 # the most, and each costs a pass over the index.
@@ -239,23 +239,26 @@ def expand_terms(
     """Group query tokens into terms, attaching aliases where a span matches one.
 
     An alias of several words (`mixture of experts`) must match consecutive
-    query words; a Chinese run is cut into aliases and, given `word_count`
-    (a summary document frequency), the words the corpus uses
-    (`混合专家模型` -> `混合专家` + `模型`; `_cut`). Longest aliases win.
+    query words, in any inflection the index folds together ("learning
+    rates" says the alias "learning rate"); a Chinese run is cut into
+    aliases and, given `word_count` (a summary document frequency), the
+    words the corpus uses (`混合专家模型` -> `混合专家` + `模型`; `_cut`).
+    Longest aliases win.
     """
     if not expansions and word_count is None:
         return tuple(Term(w) for w in words)
     alias_tokens = sorted(
-        ((tuple(tokens(key)), key) for key in expansions if tokens(key)),
+        ((tuple(map(fold_word, tokens(key))), key) for key in expansions if tokens(key)),
         key=lambda item: (-len(item[1]), item[1]),
     )
     single = {key for toks, key in alias_tokens if len(toks) == 1 and is_cjk_run(key)}
     pieces, chars = _split_cjk_runs(list(words), single, word_count)
+    folded = [fold_word(piece) for piece in pieces]
     terms: list[Term] = []
     i = 0
     while i < len(pieces):
         for toks, key in alias_tokens:
-            if tuple(pieces[i : i + len(toks)]) == toks:
+            if tuple(folded[i : i + len(toks)]) == toks:
                 exact = (translations or {}).get(key, frozenset())
                 others = _cross_script(key, expansions[key], exact)
                 translated = frozenset(exact) & set(others)
