@@ -46,6 +46,10 @@ def _shipped() -> Vocabulary:
         # A concept term that only shares a concept with a topic's term stays itself.
         ("data repetition", "keyword", "data repetition"),
         ("内存高效训练", "keyword", "内存高效训练"),
+        # A generic word cut off a Chinese run shortest first, as in English:
+        # 视觉语言模型 is 视觉语言 (VLM, of Multimodal), not 视觉 (Vision).
+        ("视觉语言模型", "keyword", "vision language"),
+        ("多模态大模型", "topic", "multimodal"),
     ],
 )
 def test_what_users_type(text: str, kind: str, key: str) -> None:
@@ -64,6 +68,7 @@ def test_a_misspelt_alias_is_shown_spelled_right() -> None:
         # 训练失稳's concept table holds "training instability" only.
         (("训练失稳", "training instability", "loss spikes", "损失尖峰"), "loss spike"),
         (("激活内存", "activation memory"), "memory efficient"),
+        (("视觉语言模型", "VLM", "vision-language model", "视觉语言"), "vision language"),
     ],
 )
 def test_an_alias_keyword_has_one_key_in_either_language(texts: tuple[str, ...], key: str) -> None:
@@ -109,6 +114,28 @@ def test_a_word_spelled_right_reaches_a_topic_only_through_a_term_it_holds() -> 
         if not any(term_key(n) and needle(term_key(n)) in padded for n in names):
             wrong[text] = found.key
     assert not wrong
+
+
+def test_autocomplete_offers_first_the_topic_the_text_subscribes_to() -> None:
+    """Every vocabulary text and common English word /subscribe reads as a
+    topic has that topic as the first autocomplete choice, also when no
+    term is near the text as typed (多模态大模型)."""
+    from paperbot.core.topics import suggest
+
+    vocabulary = _shipped()
+    texts = {term for topic in vocabulary.topics for term in topic.terms}
+    wrong = {}
+    for text in sorted({*texts, *_spelled_right(), "多模态大模型"}):
+        try:
+            found = resolve(text, vocabulary)
+        except ValueError:
+            continue
+        if found.is_keyword:
+            continue
+        choices = suggest(text, vocabulary)
+        if not choices or choices[0].value != found.key:
+            wrong[text] = (found.key, choices[0].value if choices else None)
+    assert wrong == {}
 
 
 def test_autocomplete_finds_no_shorter_term_inside_what_was_typed() -> None:

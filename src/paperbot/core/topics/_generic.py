@@ -121,7 +121,9 @@ def named_within(keyword: Topic, vocabulary: Vocabulary) -> tuple[Topic, ...]:
 def content_readings(key: str) -> list[str]:
     """The key's shorter readings, longest first: generic words trimmed off
     its ends ("vision language model" is "vision language" before it is
-    "vision"), then every generic word dropped (`content_key`)."""
+    "vision"; 视觉语言模型 视觉语言 before 视觉), then every generic word
+    dropped (`content_key`)."""
+    trimmed = _cjk_trims(key)
     words = _split_generic(key)
     ends = [
         " ".join(words[start:stop])
@@ -133,7 +135,19 @@ def content_readings(key: str) -> list[str]:
     ]
     ends.sort(key=lambda part: -len(part.split(" ")))
     content = content_key(key)
-    return list(dict.fromkeys([*ends, content] if content != key else ends))
+    return list(dict.fromkeys([*trimmed, *ends, content] if content != key else [*trimmed, *ends]))
+
+
+def _cjk_trims(key: str) -> list[str]:
+    """A one-run Chinese key with each generic word it ends (or starts) with
+    cut off, the shortest cut first: 视觉语言模型 is 视觉语言 (模型 cut)
+    before `_split_generic`'s longest cut leaves 视觉 (语言模型 cut), as the
+    English reading drops "model" before "language model"."""
+    if " " in key or not is_cjk_run(key):
+        return []
+    cuts = [key[: -len(g)] for g in _CJK_GENERIC[::-1] if key.endswith(g)]
+    cuts += [key[len(g) :] for g in _CJK_GENERIC[::-1] if key.startswith(g)]
+    return [cut for cut in cuts if len(cut) >= _MIN_CJK_REST]
 
 
 def content_key(key: str) -> str:

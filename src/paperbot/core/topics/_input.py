@@ -226,10 +226,15 @@ def suggest(
         return [_topic_choice(t, None) for t in ranked[:limit]]
     scored = _rank_topics(query, vocabulary)
     choices = [_topic_choice(topic, via) for _, topic, via in scored]
-    keyword = _keyword_choice(text, vocabulary)
-    if keyword is not None:
+    typed = _resolved(text, vocabulary)
+    if typed is not None and not typed.is_keyword:
+        # What /subscribe reads the text as comes first, even when no term
+        # is near the text as typed (多模态大模型 is Multimodal pretraining).
+        held = [c for c in choices if c.value == typed.key] or [_topic_choice(typed, None)]
+        choices = [*held, *(c for c in choices if c.value != typed.key)]
+    elif typed is not None:
         strong = sum(1 for score, _, _ in scored if score >= _STRONG)
-        choices.insert(min(strong, limit - 1), keyword)
+        choices.insert(min(strong, limit - 1), Choice(clip(typed.label), typed.name))
     return choices[:limit]
 
 
@@ -294,11 +299,9 @@ def _topic_choice(topic: Topic, via: str | None) -> Choice:
     return Choice(clip(name), topic.key)
 
 
-def _keyword_choice(text: str, vocabulary: Vocabulary) -> Choice | None:
+def _resolved(text: str, vocabulary: Vocabulary) -> Topic | None:
+    """What /subscribe would follow for the text, or None for unusable text."""
     try:
-        topic = resolve(text, vocabulary)
+        return resolve(text, vocabulary)
     except TopicInputError:
         return None
-    if not topic.is_keyword:
-        return None
-    return Choice(clip(topic.label), topic.name)
