@@ -145,9 +145,8 @@ def _cjk_trims(key: str) -> list[str]:
     English reading drops "model" before "language model"."""
     if " " in key or not is_cjk_run(key):
         return []
-    cuts = [key[: -len(g)] for g in _CJK_GENERIC[::-1] if key.endswith(g)]
-    cuts += [key[len(g) :] for g in _CJK_GENERIC[::-1] if key.startswith(g)]
-    return [cut for cut in cuts if len(cut) >= _MIN_CJK_REST]
+    cuts = [key[: -len(g)] for g in reversed(_generic_edges(key, at_start=False))]
+    return cuts + [key[len(g) :] for g in reversed(_generic_edges(key, at_start=True))]
 
 
 def content_key(key: str) -> str:
@@ -181,8 +180,15 @@ _MIN_CJK_REST = 2
 
 def _generic_edge(run: str, *, at_start: bool) -> str:
     """The longest generic word the run starts (or ends) with, leaving enough."""
-    for generic in _CJK_GENERIC:
-        fits = run.startswith(generic) if at_start else run.endswith(generic)
-        if fits and len(run) - len(generic) >= _MIN_CJK_REST:
-            return generic
-    return ""
+    return next(iter(_generic_edges(run, at_start=at_start)), "")
+
+
+def _generic_edges(run: str, *, at_start: bool) -> list[str]:
+    """Every generic word the run starts (or ends) with, leaving at least
+    `_MIN_CJK_REST` characters, longest first."""
+    return [
+        generic
+        for generic in _CJK_GENERIC
+        if (run.startswith(generic) if at_start else run.endswith(generic))
+        and len(run) - len(generic) >= _MIN_CJK_REST
+    ]
