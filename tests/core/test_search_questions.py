@@ -5,11 +5,9 @@ concept expansion, the partial-coverage fallback."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cache
 
 import pytest
 
-from paperbot.config import BUNDLED_TOPICS
 from paperbot.core.search import (
     ALTERNATIVE,
     LONG_QUERY_ALTERNATIVE,
@@ -21,8 +19,7 @@ from paperbot.core.search import (
     term_weight,
     title_acronyms,
 )
-from paperbot.core.topics import parse_vocabulary
-from tests.support.search import index_of, real_index, title_of
+from tests.support.search import index_of, real_index, shipped_table, title_of
 
 # (title, summary): the filler papers make "model" and "language" common.
 PAPERS = [
@@ -186,14 +183,6 @@ def test_rare_word_in_summary_beats_fuzzy_title(word: str, fuzzy_title: str, sum
     papers = [*filler, (fuzzy_title, "无关的内容。"), ("Plain Title Here", summary)]
     ids = list(rank(make_index(papers), parse_query(word)).ids)
     assert ids[:2] == [len(papers), len(papers) - 1]
-
-
-@cache
-def shipped_table() -> dict[str, tuple[str, ...]]:
-    """The bilingual table the app searches with (`services.app`)."""
-    vocabulary = parse_vocabulary(BUNDLED_TOPICS.read_text(encoding="utf-8"))
-    concepts = [(c.en, c.zh) for c in vocabulary.concepts]
-    return bilingual_table(vocabulary.expansions(), concepts)
 
 
 @pytest.mark.parametrize(

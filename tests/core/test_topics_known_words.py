@@ -5,21 +5,14 @@ with words its concept gives as the same idea is that topic."""
 
 from __future__ import annotations
 
-from functools import cache
-from pathlib import Path
-
 import pytest
 
-from paperbot.core.topics import Vocabulary, parse_vocabulary, resolve, term_key
+from paperbot.config import BUNDLED_TOPICS
+from paperbot.core.topics import resolve, term_key
 from paperbot.core.topics._keys import needle
+from tests.support.topics import shipped_vocabulary
 
-SHIPPED = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
-GENERAL_ENGLISH = SHIPPED.parent / "english_frequency.tsv"
-
-
-@cache
-def _shipped() -> Vocabulary:
-    return parse_vocabulary(SHIPPED.read_text(encoding="utf-8"))
+GENERAL_ENGLISH = BUNDLED_TOPICS.parent / "english_frequency.tsv"
 
 
 @pytest.mark.parametrize(
@@ -53,12 +46,12 @@ def _shipped() -> Vocabulary:
     ],
 )
 def test_what_users_type(text: str, kind: str, key: str) -> None:
-    found = resolve(text, _shipped())
+    found = resolve(text, shipped_vocabulary())
     assert (found.kind, found.key) == (kind, key)
 
 
 def test_a_misspelt_alias_is_shown_spelled_right() -> None:
-    assert resolve("Chinchila", _shipped()).name == "Chinchilla"
+    assert resolve("Chinchila", shipped_vocabulary()).name == "Chinchilla"
 
 
 @pytest.mark.parametrize(
@@ -72,13 +65,13 @@ def test_a_misspelt_alias_is_shown_spelled_right() -> None:
     ],
 )
 def test_an_alias_keyword_has_one_key_in_either_language(texts: tuple[str, ...], key: str) -> None:
-    assert {resolve(text, _shipped()).key for text in texts} == {key}
+    assert {resolve(text, shipped_vocabulary()).key for text in texts} == {key}
 
 
 def test_a_keyword_key_typed_is_the_same_keyword() -> None:
     """Every alias and concept term of the vocabulary that is a keyword: its
     key, typed, resolves to the same key (the key names one subscription)."""
-    vocabulary = _shipped()
+    vocabulary = shipped_vocabulary()
     texts = {term for concept in vocabulary.concepts for term in concept.terms}
     texts.update(term for topic in vocabulary.topics for term in topic.terms)
     moved = []
@@ -92,7 +85,7 @@ def test_a_keyword_key_typed_is_the_same_keyword() -> None:
 
 def _spelled_right() -> list[str]:
     """Every concept term of the vocabulary and every common English word."""
-    words = {term for concept in _shipped().concepts for term in concept.terms}
+    words = {term for concept in shipped_vocabulary().concepts for term in concept.terms}
     for line in GENERAL_ENGLISH.read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
             words.add(line.partition("\t")[0])
@@ -100,7 +93,7 @@ def _spelled_right() -> list[str]:
 
 
 def test_a_word_spelled_right_reaches_a_topic_only_through_a_term_it_holds() -> None:
-    vocabulary = _shipped()
+    vocabulary = shipped_vocabulary()
     wrong = {}
     for text in _spelled_right():
         try:
@@ -122,7 +115,7 @@ def test_autocomplete_offers_first_the_topic_the_text_subscribes_to() -> None:
     term is near the text as typed (多模态大模型)."""
     from paperbot.core.topics import suggest
 
-    vocabulary = _shipped()
+    vocabulary = shipped_vocabulary()
     texts = {term for topic in vocabulary.topics for term in topic.terms}
     wrong = {}
     for text in sorted({*texts, *_spelled_right(), "多模态大模型"}):
@@ -141,7 +134,7 @@ def test_autocomplete_offers_first_the_topic_the_text_subscribes_to() -> None:
 def test_autocomplete_finds_no_shorter_term_inside_what_was_typed() -> None:
     from paperbot.core.topics import suggest
 
-    choices = suggest("exploration", _shipped())
+    choices = suggest("exploration", shipped_vocabulary())
     assert choices[0].value == "exploration"  # the keyword, not "LoRA" found inside it
     assert not any("(LoRA)" in choice.name for choice in choices)
 
@@ -154,11 +147,11 @@ def test_autocomplete_puts_a_word_spelled_right_before_topics_merely_near_it(
 ) -> None:
     from paperbot.core.topics import suggest
 
-    values = [choice.value for choice in suggest(text, _shipped())]
+    values = [choice.value for choice in suggest(text, shipped_vocabulary())]
     assert values.index(text) < values.index(kept_below)
 
 
 def test_autocomplete_still_offers_the_topic_a_misspelling_means_first() -> None:
     from paperbot.core.topics import suggest
 
-    assert suggest("缩放定率", _shipped())[0].value == "scaling-laws"
+    assert suggest("缩放定率", shipped_vocabulary())[0].value == "scaling-laws"

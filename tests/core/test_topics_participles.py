@@ -11,15 +11,9 @@ from functools import cache
 
 import pytest
 
-from paperbot.config import BUNDLED_TOPICS
-from paperbot.core.search import bilingual_table, parse_query
-from paperbot.core.topics import Vocabulary, parse_vocabulary
-from tests.support.search import real_papers
-
-
-@cache
-def _shipped() -> Vocabulary:
-    return parse_vocabulary(BUNDLED_TOPICS.read_text(encoding="utf-8"))
+from paperbot.core.search import parse_query
+from tests.support.search import real_papers, shipped_table
+from tests.support.topics import shipped_vocabulary
 
 
 @cache
@@ -53,7 +47,7 @@ def test_participles(term: str, forms: list[str]) -> None:
 def test_every_participle_the_pages_use_is_in_its_concept() -> None:
     text = _pages_text()
     missing = []
-    for concept in _shipped().concepts:
+    for concept in shipped_vocabulary().concepts:
         english = {term.lower() for term in concept.en}
         for term in concept.en:
             for form in participles(term.lower()):
@@ -68,7 +62,5 @@ def test_every_participle_the_pages_use_is_in_its_concept() -> None:
     [("fine-tuned models", "微调"), ("pretrained vision transformers", "预训练")],
 )
 def test_a_participle_in_a_query_reaches_the_translation(query: str, translation: str) -> None:
-    vocabulary = _shipped()
-    table = bilingual_table(vocabulary.expansions(), [(c.en, c.zh) for c in vocabulary.concepts])
-    terms = parse_query(query, expansions=table).terms
+    terms = parse_query(query, expansions=shipped_table()).terms
     assert any(translation in term.alternatives for term in terms)

@@ -10,6 +10,7 @@ from paperbot.core.corpus import decode, merge_entries, parse_text
 from paperbot.core.models import Paper
 from paperbot.core.search import (
     SearchIndex,
+    bilingual_table,
     build_index,
     build_index_columns,
     parse_query,
@@ -18,6 +19,7 @@ from paperbot.core.search import (
     stage1_scores,
     top_candidates,
 )
+from tests.support.topics import shipped_vocabulary
 
 
 @cache
@@ -74,3 +76,10 @@ def fast_and_plain_scores(
         for p in cands.tolist()
     ]
     return list(fast), plain
+
+
+@cache
+def shipped_table() -> dict[str, tuple[str, ...]]:
+    """The bilingual table the app searches with (`services.app`)."""
+    vocabulary = shipped_vocabulary()
+    return bilingual_table(vocabulary.expansions(), [(c.en, c.zh) for c in vocabulary.concepts])

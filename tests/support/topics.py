@@ -1,11 +1,26 @@
 """Equality of topic corpora and matches, array by array (numpy arrays do
-not compare with `==`)."""
+not compare with `==`); the shipped vocabulary, parsed once."""
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
-from paperbot.core.topics import CLOSE_SCALE, TopicCorpus, TopicMatches
+from paperbot.config import BUNDLED_TOPICS
+from paperbot.core.topics import (
+    CLOSE_SCALE,
+    TopicCorpus,
+    TopicMatches,
+    Vocabulary,
+    parse_vocabulary,
+)
+
+
+@cache
+def shipped_vocabulary() -> Vocabulary:
+    """The vocabulary the bot ships (`data/topics.toml`), parsed once."""
+    return parse_vocabulary(BUNDLED_TOPICS.read_text(encoding="utf-8"))
 
 
 def assert_same_corpus(
