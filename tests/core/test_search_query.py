@@ -131,6 +131,21 @@ def test_expansion_hook(words: list[str], expected: list[Term]) -> None:
     assert list(expand_terms(words, EXPANSIONS)) == expected
 
 
+def test_alias_spans_are_made_once_per_table_and_never_shared() -> None:
+    from paperbot.core.search import alias_spans
+
+    other = {"去重": ("dedup",)}
+    spans = alias_spans(EXPANSIONS)
+    assert alias_spans(EXPANSIONS) is spans  # the next query reuses them
+    assert spans.by_first["mixture"] == [(("mixture", "of", "expert"), "mixture of experts")]
+    assert spans.cjk_singles == {"混合专家", "去重"}
+    # Another table (even with a key in common) gets its own; so does the first again.
+    assert list(expand_terms(["去重"], other)) == [Term("去重", ("dedup",), typos=False)]
+    assert list(expand_terms(["去重"], EXPANSIONS)) == [
+        Term("去重", ("deduplication",), typos=False)
+    ]
+
+
 def test_expansion_keeps_stop_words_inside_an_alias() -> None:
     parsed = parse_query("Mixture of Experts", expansions=EXPANSIONS)
     assert [t.text for t in parsed.terms] == ["mixture of experts"]

@@ -23,6 +23,12 @@ private modules.
 
 from __future__ import annotations
 
+from paperbot.core.search._aliases import (
+    AliasSpans,
+    alias_spans,
+    bilingual_table,
+    concept_translations,
+)
 from paperbot.core.search._append import append_papers, update_papers
 from paperbot.core.search._build import (
     build_field,
@@ -89,8 +95,6 @@ from paperbot.core.search._query import (
     ParsedQuery,
     QueryProblem,
     Term,
-    bilingual_table,
-    concept_translations,
     expand_terms,
     is_rare_char,
     parse_query,
@@ -138,6 +142,7 @@ __all__ = [
     "MIN_YEAR",
     "STOP_WORDS",
     "TRANSLATION",
+    "AliasSpans",
     "ChunkRuns",
     "FieldIndex",
     "FieldSet",
@@ -150,6 +155,7 @@ __all__ = [
     "SearchIndex",
     "Term",
     "TermScores",
+    "alias_spans",
     "append_papers",
     "bilingual_table",
     "build_field",

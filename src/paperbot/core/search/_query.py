@@ -7,10 +7,11 @@ Pure: the caller passes the venues that are loaded and the alias table, so
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from paperbot.core.search._aliases import alias_spans
 from paperbot.core.search._cut import COMMON_CHAR, MIN_PIECE_DF, Piece, WordCount, cut_run
 from paperbot.core.search._dictionary import dictionary_translation, english_translation
 from paperbot.core.search._filters import canonical_venue, split_filters
@@ -247,17 +248,13 @@ def expand_terms(
     """
     if not expansions and word_count is None:
         return tuple(Term(w) for w in words)
-    alias_tokens = sorted(
-        ((tuple(map(fold_word, tokens(key))), key) for key in expansions if tokens(key)),
-        key=lambda item: (-len(item[1]), item[1]),
-    )
-    single = {key for toks, key in alias_tokens if len(toks) == 1 and is_cjk_run(key)}
-    pieces, chars = _split_cjk_runs(list(words), single, word_count)
+    spans = alias_spans(expansions)
+    pieces, chars = _split_cjk_runs(list(words), spans.cjk_singles, word_count)
     folded = [fold_word(piece) for piece in pieces]
     terms: list[Term] = []
     i = 0
     while i < len(pieces):
-        for toks, key in alias_tokens:
+        for toks, key in spans.by_first.get(folded[i], ()):
             if tuple(folded[i : i + len(toks)]) == toks:
                 exact = (translations or {}).get(key, frozenset())
                 others = _cross_script(key, expansions[key], exact)
@@ -283,50 +280,6 @@ def _with_dictionary(word: str, word_count: WordCount | None) -> Term:
     else:
         found = dictionary_translation(word, word_count)
     return Term(word, (found,)) if found else Term(word)
-
-
-def bilingual_table(
-    expansions: Mapping[str, Sequence[str]],
-    concepts: Iterable[tuple[Sequence[str], Sequence[str]]],
-) -> dict[str, tuple[str, ...]]:
-    """The topic alias table with the bilingual concepts ((English terms,
-    Chinese terms) pairs) added: every concept term gains the other
-    language's terms as aliases, after any topic aliases it has.
-
-    One-character Chinese terms are no keys: they would cut unrelated
-    Chinese queries apart (秩 in 秩序).
-    """
-    table = {key: tuple(values) for key, values in expansions.items()}
-    for key, others in _concept_pairs(concepts):
-        if is_cjk_run(key) and len(key) < 2:
-            continue
-        merged = (*table.get(key, ()), *others)
-        table[key] = tuple(dict.fromkeys(o for o in merged if o != key))
-    return table
-
-
-def concept_translations(
-    concepts: Iterable[tuple[Sequence[str], Sequence[str]]],
-) -> dict[str, frozenset[str]]:
-    """Per normalised concept term, its translations: the same concept's
-    terms in the other language (the keys `bilingual_table` adds them under)."""
-    found: dict[str, set[str]] = {}
-    for key, others in _concept_pairs(concepts):
-        found.setdefault(key, set()).update(o for o in others if o != key)
-    return {key: frozenset(others) for key, others in found.items()}
-
-
-def _concept_pairs(
-    concepts: Iterable[tuple[Sequence[str], Sequence[str]]],
-) -> Iterator[tuple[str, list[str]]]:
-    """Each concept term, normalised, with the same concept's terms in the
-    other language (normalised; empty ones dropped), in file order."""
-    for english, chinese in concepts:
-        en = [t for t in map(normalize, english) if t]
-        zh = [t for t in map(normalize, chinese) if t]
-        for keys, others in ((en, zh), (zh, en)):
-            for key in keys:
-                yield key, others
 
 
 def _cross_script(key: str, aliases: Sequence[str], first: Collection[str] = ()) -> tuple[str, ...]:
