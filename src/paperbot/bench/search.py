@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -40,11 +41,13 @@ from paperbot.bench.memory import peak_rss_mb
 from paperbot.bench.search_queries import QUERIES, group_figures, percentile
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
 from paperbot.clock import utc_now
-from paperbot.config import SearchSettings
+from paperbot.config import BUNDLED_TOPICS, SearchSettings
+from paperbot.core.topics import Vocabulary
 from paperbot.services import workers
-from paperbot.services.app import open_database
+from paperbot.services.app import open_database, vocabulary_search
 from paperbot.services.corpus import CorpusService
 from paperbot.services.search import SearchService
+from paperbot.services.topics import load_vocabulary
 
 _AREA = "预训练"
 
@@ -157,7 +160,7 @@ async def _measure_first_load(db_path: str | Path, corpus_folder: Path, repeat: 
         peaks = {"peak_after_load_mb": _high_water_mb()}
         baseline = await _baseline_latencies(corpus)  # before the index: peaks don't add up
         start = time.perf_counter()
-        service = SearchService(db, SearchSettings())
+        service = vocabulary_search(db, SearchSettings(), _shipped_vocabulary())
         before_mb = _reset_peak()
         await service.refresh()
         index_s = time.perf_counter() - start
@@ -177,7 +180,7 @@ async def _measure_update(
     db = await open_database(db_path)
     try:
         corpus = CorpusService(db)
-        service = SearchService(db, SearchSettings())
+        service = vocabulary_search(db, SearchSettings(), _shipped_vocabulary())
         await service.refresh()
         start = time.perf_counter()
         await corpus.load(
@@ -210,6 +213,14 @@ async def _measure_update(
         "update_index_s": update_index_s,
         "update_index_extra_mb": update_extra_mb,
     }
+
+
+@cache
+def _shipped_vocabulary() -> Vocabulary:
+    """Search is measured as the bot runs it, with the shipped vocabulary's
+    aliases and bilingual concepts: the questions' expansions are part of
+    their cost."""
+    return load_vocabulary(BUNDLED_TOPICS)
 
 
 async def _timed_queries(service: SearchService, repeat: int) -> tuple[list[float], int]:
@@ -248,10 +259,11 @@ def _restart_in_fresh_process(db_path: str | Path, repeat: int) -> dict[str, Any
 
 
 async def _serve(db_path: str | Path, repeat: int) -> dict[str, Any]:
+    _shipped_vocabulary()  # read at start-up, before the index: not the restart's cost
     start = time.perf_counter()
     db = await open_database(db_path)
     try:
-        service = SearchService(db, SearchSettings())
+        service = vocabulary_search(db, SearchSettings(), _shipped_vocabulary())
         await service.refresh()
         restart_s = time.perf_counter() - start
         latencies, _ = await _timed_queries(service, repeat)

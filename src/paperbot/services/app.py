@@ -11,7 +11,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paperbot.config import Settings
+from paperbot.config import SearchSettings, Settings
 from paperbot.core.search import bilingual_table, concept_translations
 from paperbot.core.topics import Vocabulary
 from paperbot.services.corpus import CorpusService
@@ -30,7 +30,14 @@ from paperbot.services.workers import shutdown_workers
 from paperbot.storage import CorruptDatabase, Database, StorageError
 from paperbot.storage import open_database as open_store
 
-__all__ = ["App", "CorruptDatabase", "Prepared", "StorageError", "open_database"]
+__all__ = [
+    "App",
+    "CorruptDatabase",
+    "Prepared",
+    "StorageError",
+    "open_database",
+    "vocabulary_search",
+]
 
 
 async def open_database(target: str | Path) -> Database:
@@ -107,15 +114,7 @@ class App:
         topics = TopicService(db, vocabulary)
         subscriptions = SubscriptionService(db, topics)
         digest = DigestService(db, settings, subscriber_audience(subscriptions))
-        # Topic aliases and bilingual concepts expand queries across
-        # languages (混合专家 <-> MoE, 低秩 <-> low-rank).
-        concepts = [(c.en, c.zh) for c in vocabulary.concepts]
-        search = SearchService(
-            db,
-            settings.search,
-            bilingual_table(vocabulary.expansions(), concepts),
-            translations=concept_translations(concepts),
-        )
+        search = vocabulary_search(db, settings.search, vocabulary)
         feedback = FeedbackService(db, topics, search, settings.feedback)
         digest.personalizer = feedback.personalization
         return cls(
@@ -221,3 +220,18 @@ class App:
             await self._db.close()
         finally:
             await stopping
+
+
+def vocabulary_search(
+    db: Database, settings: SearchSettings, vocabulary: Vocabulary
+) -> SearchService:
+    """The search service as the bot runs it: the vocabulary's topic aliases
+    and bilingual concepts expand queries across languages (混合专家 <->
+    MoE, 低秩 <-> low-rank). `bench search` measures this one too."""
+    concepts = [(c.en, c.zh) for c in vocabulary.concepts]
+    return SearchService(
+        db,
+        settings,
+        bilingual_table(vocabulary.expansions(), concepts),
+        translations=concept_translations(concepts),
+    )
