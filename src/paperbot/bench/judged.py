@@ -45,6 +45,10 @@ SECOND_TOPICS_FILE = JUDGED_DIR / "second_topics.toml"
 # 有没有好办法), written blind (2026-12-04): half tuned, half held out.
 ADVICE_QUERIES_FILE = JUDGED_DIR / "advice_queries.toml"
 HELD_OUT_ADVICE_QUERIES_FILE = JUDGED_DIR / "heldout_advice_queries.toml"
+# Questions typed in everyday spoken Chinese (以后, 会不会, 咋, 靠谱吗), written
+# blind (2026-12-05): half tuned, half held out.
+COLLOQUIAL_QUERIES_FILE = JUDGED_DIR / "colloquial_queries.toml"
+HELD_OUT_COLLOQUIAL_QUERIES_FILE = JUDGED_DIR / "heldout_colloquial_queries.toml"
 
 TOPIC_KINDS = ("vocabulary", "keyword")
 QUERY_KINDS = (

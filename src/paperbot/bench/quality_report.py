@@ -13,8 +13,10 @@ from typing import Any
 from paperbot.bench.agreement import MATCHER_METRICS, READER_METRICS
 from paperbot.bench.judged import (
     ADVICE_QUERIES_FILE,
+    COLLOQUIAL_QUERIES_FILE,
     EXTRA_TOPICS_FILE,
     HELD_OUT_ADVICE_QUERIES_FILE,
+    HELD_OUT_COLLOQUIAL_QUERIES_FILE,
     HELD_OUT_EXTRA_TOPICS_FILE,
     HELD_OUT_KEYWORD_TOPICS_FILE,
     KEYWORD_TOPICS_FILE,
@@ -51,6 +53,12 @@ QUERY_SETS = (
         "held_out_advice_queries",
         HELD_OUT_ADVICE_QUERIES_FILE,
         "advice questions in everyday words (never tuned against)",
+    ),
+    ("colloquial_queries", COLLOQUIAL_QUERIES_FILE, "questions in everyday spoken Chinese (tuned)"),
+    (
+        "held_out_colloquial_queries",
+        HELD_OUT_COLLOQUIAL_QUERIES_FILE,
+        "questions in everyday spoken Chinese (never tuned against)",
     ),
 )
 
