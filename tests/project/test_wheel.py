@@ -56,6 +56,7 @@ def test_wheel_holds_vocabulary_example_config_and_license(wheel: Path) -> None:
         "paperbot/data/paperbot.example.toml",
         "paperbot/data/english_frequency.tsv",  # the search's general English word weights
         "paperbot/data/english_chinese.tsv",  # the search's English -> Chinese dictionary
+        "paperbot/data/chinese_frequency.tsv",  # the search's everyday Chinese words
     } <= names
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     metadata = next(name for name in names if name.endswith(".dist-info/METADATA"))

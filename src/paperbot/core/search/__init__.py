@@ -57,7 +57,13 @@ from paperbot.core.search._dictionary import (
 )
 from paperbot.core.search._filters import MAX_YEAR, MIN_YEAR, canonical_venue
 from paperbot.core.search._fusion import fuse_ranks, fused_order, query_cosines
-from paperbot.core.search._general import english_idf, general_idf, zipf_frequency
+from paperbot.core.search._general import (
+    chinese_zipf,
+    english_idf,
+    general_idf,
+    says_less_than_usual,
+    zipf_frequency,
+)
 from paperbot.core.search._grams import (
     char_grams,
     chunk_word_keys,
@@ -117,6 +123,7 @@ from paperbot.core.search._weights import (
     CHAR_FACTOR,
     FUSION_MIN_TERMS,
     FUSION_WEIGHT,
+    GENERIC_FACTOR,
     LONG_QUERY_ALTERNATIVE,
     LONG_QUERY_TRANSLATION,
     TRANSLATION,
@@ -134,6 +141,7 @@ __all__ = [
     "FUNCTION_WORDS",
     "FUSION_MIN_TERMS",
     "FUSION_WEIGHT",
+    "GENERIC_FACTOR",
     "INDEX_FORMAT",
     "LONG_QUERY_ALTERNATIVE",
     "LONG_QUERY_TRANSLATION",
@@ -164,6 +172,7 @@ __all__ = [
     "canonical_venue",
     "char_counts",
     "char_grams",
+    "chinese_zipf",
     "chunk_word_keys",
     "chunk_words",
     "cjk_bigrams",
@@ -201,6 +210,7 @@ __all__ = [
     "rerank_one",
     "rerank_scores",
     "sampled_cjk_doc_counts",
+    "says_less_than_usual",
     "segment_arrays",
     "segment_char_counts",
     "segment_columns",

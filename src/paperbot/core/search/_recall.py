@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from paperbot.core.search._general import english_idf, general_idf
+from paperbot.core.search._general import english_idf, general_idf, says_less_than_usual
 from paperbot.core.search._grams import TAG_SHIFT, UNIGRAM, term_grams
 from paperbot.core.search._index import FieldIndex, SearchIndex
 from paperbot.core.search._query import Term
@@ -22,7 +22,7 @@ from paperbot.core.search._weights import (
     SEARCH_TITLE_WEIGHT,
 )
 from paperbot.core.search._words import GENERIC_WORDS, is_question_word
-from paperbot.core.text import is_cjk_char, normalize, tokens
+from paperbot.core.text import is_cjk_char, is_cjk_run, normalize, tokens
 
 
 def filter_mask(
@@ -48,6 +48,8 @@ class TermScores:
 
     scores: NDArray[np.float64]
     weight: float
+    # The IDF of each of the term's alternatives (`Term.alternatives`).
+    alt_weights: tuple[float, ...] = ()
 
 
 def term_scores(index: SearchIndex, term: Term) -> TermScores:
@@ -61,12 +63,14 @@ def term_scores(index: SearchIndex, term: Term) -> TermScores:
     reliable one.) Its translations count with that weight too."""
     direct = _text_scores(index, term.text)
     scores, idf = direct.scores, direct.weight
+    alt_weights = []
     for alt in term.alternatives:
         found = _text_scores(index, alt)
         np.maximum(scores, term.weight_of(alt) * found.scores, out=scores)
+        alt_weights.append(found.weight)
         if alt in term.translations and term.text.isascii():
             idf = min(idf, found.weight)
-    return TermScores(scores, idf)
+    return TermScores(scores, idf, tuple(alt_weights))
 
 
 def stage1_scores(
@@ -83,7 +87,8 @@ def stage1_scores(
     sparse: list[tuple[float, Postings]] = []
     for term in terms:
         found = term_scores(index, term) if term.alternatives else _text_postings(index, term.text)
-        weight = term_weight(term, found.weight)
+        alt_weights = found.alt_weights if isinstance(found, TermScores) else ()
+        weight = term_weight(term, found.weight, alt_weights)
         if isinstance(found, TermScores):
             dense.append((weight, found.scores))
         else:
@@ -97,18 +102,32 @@ def stage1_scores(
     return total, weights
 
 
-def term_weight(term: Term, idf: float) -> float:
+def term_weight(term: Term, idf: float, alt_weights: Sequence[float] = ()) -> float:
     """How much a term counts in the query, from its mean IDF: common terms
     count less than their IDF alone says (IDF x IDF / `IDF_FULL` below it),
     so the rare content words decide; an English word's IDF is pulled
     toward the one its general English frequency gives (`small` is no rare
-    word, even where few titles say it); generic words (model, 方法) and
-    question words left in a query count a fifth of that."""
+    word, even where few titles say it); generic words (model, 方法),
+    question words left in a query and the everyday Chinese words of its
+    frame (`_frames`; `alt_weights`: the IDFs of `term.alternatives`) count
+    a fifth of that."""
     idf = english_idf(idf, general_idf(term.text))
     weight = idf * min(1.0, idf / IDF_FULL) * term.weight_factor
-    if term.text in GENERIC_WORDS or is_question_word(term.text):
+    if term.text in GENERIC_WORDS or is_question_word(term.text) or _frames(term, idf, alt_weights):
         weight *= GENERIC_FACTOR
     return max(weight, MIN_TERM_WEIGHT)
+
+
+def _frames(term: Term, idf: float, alt_weights: Sequence[float]) -> bool:
+    """An everyday Chinese word that the papers say less than Chinese at
+    large, nor its translations more than English at large (以后, 其实:
+    `_general.says_less_than_usual`): the question's frame. 图片 is rare in
+    the summaries, but its `image` is common in the papers: content. So is
+    a word the vocabulary names (`Term.typos` False, 安全 of safety),
+    however everyday it is."""
+    if not term.typos or not is_cjk_run(term.text) or not says_less_than_usual(term.text, idf):
+        return False
+    return all(map(says_less_than_usual, term.alternatives, alt_weights))
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,15 @@ IDF_FULL = 3.0
 # (`_general`): the corpus's English is mostly titles, too thin to show
 # that `small` or `real` is an everyday word.
 ABSTRACT_WORDS = 250
+# A Chinese query word of general Zipf frequency at least `FRAME_ZIPF` (1 in
+# 10,000 words: 以后, 其实, 是不是) that fewer summaries say than
+# `FRAME_SHARE` x the share its general frequency predicts for a text of
+# `SUMMARY_WORDS_ZH` words is the question's frame (`_general`) and counts
+# as a generic word. The shipped summaries hold 130 characters on average,
+# about 80 words; rarer words are as likely a topic's.
+SUMMARY_WORDS_ZH = 80
+FRAME_ZIPF = 5.0
+FRAME_SHARE = 1.0
 # Generic words (model, 方法) and question words kept in a query.
 GENERIC_FACTOR = 0.2
 # A lone Chinese character a query's cut leaves over (树 of 思维树) is kept
