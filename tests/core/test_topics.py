@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -27,8 +25,7 @@ from paperbot.core.topics import (
     suggest,
     term_key,
 )
-
-SHIPPED_VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
+from tests.support.topics import shipped_vocabulary
 
 SMALL = """
 [[topic]]
@@ -187,7 +184,7 @@ def test_vocabulary_errors_name_the_line(text: str, expected: str) -> None:
 
 
 def test_shipped_vocabulary_is_valid_and_sized() -> None:
-    vocabulary = parse_vocabulary(SHIPPED_VOCABULARY.read_text(encoding="utf-8"))
+    vocabulary = shipped_vocabulary()
     assert 30 <= len(vocabulary) <= 60
     for t in vocabulary.topics:
         assert t.zh
@@ -323,7 +320,7 @@ def test_suggest_empty_text_lists_topics_alphabetically(vocab: Vocabulary) -> No
 
 
 def test_suggest_at_most_25_and_within_limits_for_the_shipped_vocabulary() -> None:
-    shipped = parse_vocabulary(SHIPPED_VOCABULARY.read_text(encoding="utf-8"))
+    shipped = shipped_vocabulary()
     for text in ("", "a", "learning", "模型", "x" * 150, "数据", "🙂", "e"):
         choices = suggest(text, shipped)
         assert_discord_sized(choices)
@@ -333,7 +330,7 @@ def test_suggest_at_most_25_and_within_limits_for_the_shipped_vocabulary() -> No
 
 
 def test_every_topic_choice_value_resolves_back_to_its_topic() -> None:
-    shipped = parse_vocabulary(SHIPPED_VOCABULARY.read_text(encoding="utf-8"))
+    shipped = shipped_vocabulary()
     for t in shipped.topics:
         assert resolve(t.key, shipped) == t
 

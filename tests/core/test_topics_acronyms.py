@@ -9,15 +9,14 @@ import re
 
 import pytest
 
-from paperbot.config import BUNDLED_TOPICS
 from paperbot.core.topics import (
     Vocabulary,
     build_corpus,
     match_topic,
-    parse_vocabulary,
     resolve,
     term_key,
 )
+from tests.support.topics import shipped_vocabulary
 
 _ACRONYM = re.compile(r"[A-Za-z]{2,6}")
 _FUNCTION_WORDS = frozenset({"of", "from", "to", "for", "and", "the", "in", "on", "with"})
@@ -71,7 +70,7 @@ def _pairs(vocabulary: Vocabulary) -> list[tuple[str, str, str]]:
 
 
 def test_every_acronym_alias_shares_a_concept_with_its_expansion() -> None:
-    vocabulary = parse_vocabulary(BUNDLED_TOPICS.read_text(encoding="utf-8"))
+    vocabulary = shipped_vocabulary()
     pairs = _pairs(vocabulary)
     assert len(pairs) >= 8  # DPO, SFT, SSM, TTS, OOD, BPE, ICL, CoT, MoE ...
     concepts = [set(keys) for keys in vocabulary.concept_keys]
@@ -84,7 +83,7 @@ def test_every_acronym_alias_shares_a_concept_with_its_expansion() -> None:
 
 
 def test_an_acronym_keyword_finds_the_paper_that_spells_it_out() -> None:
-    vocabulary = parse_vocabulary(BUNDLED_TOPICS.read_text(encoding="utf-8"))
+    vocabulary = shipped_vocabulary()
     acronym, spelled = (
         resolve("DPO", vocabulary),
         resolve("direct preference optimization", vocabulary),

@@ -5,7 +5,6 @@ papers, against their frozen feedback profiles: test_topics_frozen_profile)."""
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,23 +12,15 @@ import pytest
 from paperbot.bench.synthetic import synthetic_papers
 from paperbot.core.topics import (
     NEAR_LIMIT,
-    Vocabulary,
     append_corpus,
     build_corpus,
     match_topic,
-    parse_vocabulary,
 )
 from paperbot.core.topics._append import _merge_postings
 from paperbot.core.topics._corpus import Postings
-from tests.support.topics import assert_same_corpus, assert_same_matches
+from tests.support.topics import assert_same_corpus, assert_same_matches, shipped_vocabulary
 
-VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
 COUNT = 1200
-
-
-@cache
-def _vocabulary() -> Vocabulary:
-    return parse_vocabulary(VOCABULARY.read_text(encoding="utf-8"))
 
 
 @cache
@@ -51,7 +42,7 @@ def test_an_appended_corpus_equals_a_full_build(split: int) -> None:
 @pytest.mark.parametrize("split", [0, 700, COUNT - 12])
 def test_matching_an_appended_corpus_equals_matching_a_full_build(split: int) -> None:
     rows = _rows()
-    vocabulary = _vocabulary()
+    vocabulary = shipped_vocabulary()
     protected = vocabulary.term_words()
     appended = append_corpus(build_corpus(rows[:split]), rows[split:])
     assert appended is not None
@@ -78,7 +69,7 @@ def test_papers_not_after_the_corpus_cannot_be_appended(
 def test_near_matches_break_ties_by_paper_id() -> None:
     # 40 papers with the same passing mention: the 24 kept near matches are
     # the lowest ids, whatever the order a partition meets them in.
-    vocabulary = _vocabulary()
+    vocabulary = shipped_vocabulary()
     topic = vocabulary.topics[0]
     mention = f"这里顺便提到 {topic.name}，但不是本文主题。" + "其余内容讲别的事情。" * 10
     rows = [

@@ -8,7 +8,6 @@ full build); the corpus-frequency sample is stable under appends."""
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,25 +19,17 @@ from paperbot.core.topics import (
     REFRESH_SHARE,
     STRONG_SCORE,
     TopicMatches,
-    Vocabulary,
     append_corpus,
     background_sample,
     build_corpus,
     extend_matches,
     match_topic,
     merge_matches,
-    parse_vocabulary,
 )
-from tests.support.topics import assert_extended_matches, assert_same_matches
+from tests.support.topics import assert_extended_matches, assert_same_matches, shipped_vocabulary
 
-VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
 COUNT = 1200
 Rows = tuple[tuple[int, str, str], ...]
-
-
-@cache
-def _vocabulary() -> Vocabulary:
-    return parse_vocabulary(VOCABULARY.read_text(encoding="utf-8"))
 
 
 @cache
@@ -49,7 +40,7 @@ def _rows() -> Rows:
 def _extended(split: int, rows: Rows) -> dict[str, tuple[TopicMatches, TopicMatches]]:
     """Per topic: (matches over rows[:split] extended by the rest, and the
     whole corpus matched afresh)."""
-    vocabulary = _vocabulary()
+    vocabulary = shipped_vocabulary()
     protected = vocabulary.term_words()
     base = build_corpus(rows[:split])
     appended = append_corpus(base, rows[split:])
@@ -68,7 +59,7 @@ def test_extended_matches_equal_the_whole_corpus_matched_with_the_frozen_profile
     added: int,
 ) -> None:
     rows = _rows()
-    vocabulary = _vocabulary()
+    vocabulary = shipped_vocabulary()
     full = build_corpus(rows)
     extended = _extended(COUNT - added, rows)
     decided = 0
@@ -143,7 +134,7 @@ def test_past_the_refresh_share_a_topic_is_matched_afresh() -> None:
 
 def test_a_stale_profile_after_several_appends_is_matched_afresh() -> None:
     rows = _rows()
-    vocabulary = _vocabulary()
+    vocabulary = shipped_vocabulary()
     protected = vocabulary.term_words()
     topic = vocabulary.topics[0]
     split = 1000
@@ -207,7 +198,7 @@ def test_the_frequency_sample_is_stable_under_appends(size: int, added: int) -> 
 
 def test_removed_papers_drop_out_and_the_rest_is_decided_as_before() -> None:
     rows = _rows()
-    vocabulary = _vocabulary()
+    vocabulary = shipped_vocabulary()
     protected = vocabulary.term_words()
     base = build_corpus(rows[:1100])
     appended = append_corpus(base, rows[1100:1110])

@@ -4,8 +4,6 @@ profiles) as named arrays and back."""
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cache
-from pathlib import Path
 
 import pytest
 
@@ -14,30 +12,21 @@ from paperbot.core.topics import (
     FROZEN_PROFILE,
     Profile,
     TopicMatches,
-    Vocabulary,
     build_corpus,
     corpus_arrays,
     corpus_from_arrays,
     match_topic,
     matches_from_arrays,
-    parse_vocabulary,
     segment_matches,
     vocabulary_fingerprint,
 )
-from tests.support.topics import assert_same_corpus, assert_same_matches
-
-VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
-
-
-@cache
-def _vocabulary() -> Vocabulary:
-    return parse_vocabulary(VOCABULARY.read_text(encoding="utf-8"))
+from tests.support.topics import assert_same_corpus, assert_same_matches, shipped_vocabulary
 
 
 @pytest.mark.parametrize("count", [0, 1, 300])
 def test_a_corpus_and_its_matches_come_back_equal(count: int) -> None:
     corpus = build_corpus((i + 1, t, s) for i, (t, s) in enumerate(synthetic_papers(count)))
-    vocabulary = _vocabulary()
+    vocabulary = shipped_vocabulary()
     matches = {
         t.key: match_topic(t, corpus, vocabulary.term_words(), vocabulary)
         for t in vocabulary.topics
@@ -55,7 +44,7 @@ def test_matches_of_another_vocabulary_are_not_used() -> None:
     corpus = build_corpus([(1, "Scaling laws for everything", "缩放定律")])
     arrays = dict(corpus_arrays(corpus, {"scaling-laws": TopicMatches.empty()}, "a" * 64))
     assert matches_from_arrays(arrays, "a" * 64).keys() == {"scaling-laws"}
-    assert matches_from_arrays(arrays, vocabulary_fingerprint(_vocabulary())) == {}
+    assert matches_from_arrays(arrays, vocabulary_fingerprint(shipped_vocabulary())) == {}
 
 
 @pytest.mark.parametrize(
@@ -109,7 +98,7 @@ def test_damaged_profiles_are_refused(damage: str) -> None:
 
 def test_matches_stored_without_their_frozen_profile_take_the_previous_terms() -> None:
     corpus = build_corpus((i + 1, t, s) for i, (t, s) in enumerate(synthetic_papers(300)))
-    vocabulary = _vocabulary()
+    vocabulary = shipped_vocabulary()
     fingerprint = vocabulary_fingerprint(vocabulary)
     previous = {
         t.key: match_topic(t, corpus, vocabulary.term_words(), vocabulary)

@@ -5,7 +5,6 @@ and the loose matches the issue reported staying fixed."""
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 import pytest
 
@@ -19,12 +18,11 @@ from paperbot.core.topics import (
     Vocabulary,
     build_corpus,
     match_topic,
-    parse_vocabulary,
     resolve,
     score_paper,
 )
+from tests.support.topics import shipped_vocabulary
 
-SHIPPED_VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
 PRECISION_FLOOR = 0.85
 RECALL_FLOOR = 0.75
 """Measured 0.87 / 0.78 (micro, 22 judged topics) when these floors were set;
@@ -40,7 +38,7 @@ def _shipped() -> tuple[Vocabulary, TopicCorpus, dict[int, str]]:
         entries.extend(parse_text(text, path.name, "预训练").entries)
     records = merge_entries(entries)
     corpus = build_corpus((i, r.title, "\n\n".join(r.summaries)) for i, r in enumerate(records))
-    vocabulary = parse_vocabulary(SHIPPED_VOCABULARY.read_text(encoding="utf-8"))
+    vocabulary = shipped_vocabulary()
     return vocabulary, corpus, {i: r.title for i, r in enumerate(records)}
 
 

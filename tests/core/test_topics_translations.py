@@ -4,20 +4,12 @@ either language they resolve to the same key and match the same papers
 
 from __future__ import annotations
 
-from functools import cache
-from pathlib import Path
-
 import pytest
 
+from paperbot.config import BUNDLED_TOPICS
 from paperbot.core.topics import Vocabulary, parse_vocabulary, resolve, term_key
 from paperbot.core.topics._keys import needle
-
-SHIPPED = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
-
-
-@cache
-def _shipped() -> Vocabulary:
-    return parse_vocabulary(SHIPPED.read_text(encoding="utf-8"))
+from tests.support.topics import shipped_vocabulary
 
 
 @pytest.mark.parametrize(
@@ -38,7 +30,7 @@ def _shipped() -> Vocabulary:
     ],
 )
 def test_an_alias_and_its_translation_are_one_keyword(english: str, chinese: str) -> None:
-    vocabulary = _shipped()
+    vocabulary = shipped_vocabulary()
     one, other = resolve(english, vocabulary), resolve(chinese, vocabulary)
     assert (one.kind, one.key) == (other.kind, other.key)
 
@@ -56,7 +48,7 @@ def test_an_alias_and_its_translation_are_one_keyword(english: str, chinese: str
     ],
 )
 def test_an_alias_names_its_topic_only_by_all_of_it(alias: str, topic: str | None) -> None:
-    found = resolve(alias, _shipped())
+    found = resolve(alias, shipped_vocabulary())
     assert (found.key if found.kind == "topic" else None) == topic
 
 
@@ -136,12 +128,13 @@ def test_a_strong_alias_translation_is_a_term_of_its_topic() -> None:
     so the topic holds it (weak where the word is ambiguous: 量化 also means
     "to quantify"), unless `_NOT_THE_TOPIC` records why it is broader."""
     unclaimed = {
-        key: " ".join(sorted(topics)) for key, topics in _unclaimed_translations(_shipped()).items()
+        key: " ".join(sorted(topics))
+        for key, topics in _unclaimed_translations(shipped_vocabulary()).items()
     }
     assert unclaimed == _NOT_THE_TOPIC
 
 
 def test_the_translation_check_finds_a_missing_translation() -> None:
-    text = SHIPPED.read_text(encoding="utf-8").replace(', "字节对编码"', "", 1)
+    text = BUNDLED_TOPICS.read_text(encoding="utf-8").replace(', "字节对编码"', "", 1)
     unclaimed = _unclaimed_translations(parse_vocabulary(text))
     assert unclaimed["字节对编码"] == {"tokenization"}

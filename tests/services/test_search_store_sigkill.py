@@ -15,6 +15,7 @@ import pytest
 
 from paperbot.bench.incremental import write_pages
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
+from paperbot.config import BUNDLED_TOPICS
 from paperbot.services import topics_store
 from paperbot.services.search import SearchService
 from paperbot.services.topics import TopicService, load_vocabulary
@@ -23,7 +24,6 @@ from tests.support.app import settings_for
 from tests.support.corpus import load_pages
 from tests.support.process import run_until_killed
 
-VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
 COUNT = 1500
 STEP = COUNT // 100
 SEARCH_ARRAYS = 9  # rows of a search index segment (with its two character counts)
@@ -89,11 +89,11 @@ async def test_sigkill_mid_append_leaves_the_previous_state_readable(
     try:
         await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
         await SearchService(db, settings).refresh()
-        await TopicService(db, load_vocabulary(VOCABULARY)).warm()
+        await TopicService(db, load_vocabulary(BUNDLED_TOPICS)).warm()
         await load_pages(db, corpora / "one", limits=BENCH_LIMITS)
     finally:
         await db.close()
-    run_until_killed(CHILD, path, VOCABULARY, kill_at)
+    run_until_killed(CHILD, path, BUNDLED_TOPICS, kill_at)
     db = await Database.open(path)
     try:
         assert await segment_rows(db) == kept  # the killed segment left no row
@@ -105,7 +105,7 @@ async def test_sigkill_mid_append_leaves_the_previous_state_readable(
         assert index.live == COUNT + STEP
         assert search.last_status is not None
         assert search.last_status.source == ("stored" if kept else "appended")
-        topics = TopicService(db, load_vocabulary(VOCABULARY))
+        topics = TopicService(db, load_vocabulary(BUNDLED_TOPICS))
         await topics.warm()
         assert topics.last_source == "appended"
     finally:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from paperbot.config import BUNDLED_TOPICS
 from paperbot.core import limits
 from paperbot.core.topics import FEEDBACK_REASON, TopicInputError, parse_vocabulary
 from paperbot.services.subscriptions import (
@@ -21,14 +22,13 @@ from paperbot.storage.db import Database
 from tests.support.app import FIXED_NOW
 from tests.support.corpus import LoadPages
 
-SHIPPED = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
 GUILD_A, GUILD_B = 111, 222
 ALICE, BOB = 1001, 1002
 
 
 @pytest.fixture
 async def topics(loaded_db: Database) -> TopicService:
-    return TopicService(loaded_db, load_vocabulary(SHIPPED))
+    return TopicService(loaded_db, load_vocabulary(BUNDLED_TOPICS))
 
 
 @pytest.fixture
@@ -318,7 +318,9 @@ async def test_demands_for_the_digest(service: SubscriptionService) -> None:
 
 
 def test_shipped_vocabulary_loads() -> None:
-    assert len(load_vocabulary(SHIPPED)) == len(parse_vocabulary(SHIPPED.read_text("utf-8")))
+    assert len(load_vocabulary(BUNDLED_TOPICS)) == len(
+        parse_vocabulary(BUNDLED_TOPICS.read_text("utf-8"))
+    )
 
 
 # -- digest demands: one per topic id ----------------------------------------

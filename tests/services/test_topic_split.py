@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from paperbot.bench.synthetic import synthetic_papers
+from paperbot.config import BUNDLED_TOPICS
 from paperbot.core.topics import (
     Topic,
     TopicCorpus,
@@ -40,14 +41,13 @@ in_fresh_interpreter = pytest.mark.skipif(
     os.environ.get(FRESH) != "1", reason="run by test_the_split_in_a_fresh_interpreter"
 )
 
-VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
 PAPERS = synthetic_papers(800)
 MARK = (3, 800)
 
 
 @pytest.fixture(scope="module")
 def vocabulary() -> Vocabulary:
-    return load_vocabulary(VOCABULARY)
+    return load_vocabulary(BUNDLED_TOPICS)
 
 
 def corpus() -> TopicCorpus:

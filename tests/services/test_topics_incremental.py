@@ -16,6 +16,7 @@ import pytest
 
 from paperbot.bench.incremental import write_pages
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
+from paperbot.config import BUNDLED_TOPICS
 from paperbot.core.topics import Profile, Topic, TopicCorpus, build_corpus, match_topic
 from paperbot.services import topics as topics_service
 from paperbot.services.topics import TopicService, load_vocabulary
@@ -28,7 +29,6 @@ from tests.support.topics import (
     assert_same_matches,
 )
 
-VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
 COUNT = 1500
 
 
@@ -42,7 +42,7 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def service(db: Database) -> TopicService:
-    return TopicService(db, load_vocabulary(VOCABULARY))
+    return TopicService(db, load_vocabulary(BUNDLED_TOPICS))
 
 
 async def full_build(db: Database) -> TopicCorpus:
@@ -240,7 +240,7 @@ async def test_matches_stored_with_another_vocabulary_are_matched_again(
 ) -> None:
     await load_pages(db, corpora / "base", limits=BENCH_LIMITS)
     await service(db).warm()
-    text = VOCABULARY.read_text(encoding="utf-8")
+    text = BUNDLED_TOPICS.read_text(encoding="utf-8")
     edited = tmp_path / "topics.toml"
     edited.write_text(text.replace('"neural scaling"', '"neural scaling", "token budget"'), "utf-8")
     assert edited.read_text(encoding="utf-8") != text

@@ -4,20 +4,17 @@ for every subscriber, on the event loop)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from paperbot.config import BUNDLED_TOPICS
 from paperbot.core.topics import Topic, TopicInputError, Vocabulary, resolve
 from paperbot.services.topics import TopicService, load_vocabulary
 from paperbot.storage.backend import Database
 
-VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
-
 
 @pytest.fixture
 def topics(sqlite_db: Database) -> TopicService:
-    return TopicService(sqlite_db, load_vocabulary(VOCABULARY))
+    return TopicService(sqlite_db, load_vocabulary(BUNDLED_TOPICS))
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import pytest
 
 from paperbot.bench.incremental import write_pages
 from paperbot.bench.synthetic import BENCH_LIMITS, synthetic_papers, write_corpus
+from paperbot.config import BUNDLED_TOPICS
 from paperbot.core.topics import build_corpus, match_topic
 from paperbot.services import search_store, topics_store, workers
 from paperbot.services.topics import TopicService, load_vocabulary
@@ -21,7 +22,6 @@ from paperbot.storage.search_index import StoredIndex
 from tests.support.corpus import load_pages
 from tests.support.topics import assert_same_corpus, assert_same_matches
 
-VOCABULARY = Path(__file__).parents[2] / "src" / "paperbot" / "data" / "topics.toml"
 COUNT = 1500
 STEP = COUNT // 100
 
@@ -37,7 +37,7 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def service(db: Database) -> TopicService:
-    return TopicService(db, load_vocabulary(VOCABULARY))
+    return TopicService(db, load_vocabulary(BUNDLED_TOPICS))
 
 
 async def rows(db: Database, table: str, where: str = "1 = 1") -> list[tuple[str, int, int]]:
@@ -136,7 +136,7 @@ async def test_a_full_build_is_stored_by_the_worker_unless_a_load_raced_it(
     version = await papers.corpus_version(db)
     columns = await search_index.paper_columns(db)
     found = list(zip(columns.ids, columns.titles, columns.summaries, strict=True))
-    vocabulary = load_vocabulary(VOCABULARY)
+    vocabulary = load_vocabulary(BUNDLED_TOPICS)
     raced = (version - 1, found[-1][0])  # the corpus moved on since the worker read it
     build = topics_store.build_and_store
     skipped = await asyncio.to_thread(build, found, False, vocabulary, db.target, raced)
