@@ -206,6 +206,22 @@ def test_an_explicit_year_option_does_not_fall_back(capsys: pytest.CaptureFixtur
     assert (code, out.strip()) == (1, "no loaded ICLR paper is from 2023; years: 2026")
 
 
+
+def test_a_long_question_lists_its_results_by_rank_as_json_orders_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Four terms or more: the order fuses the score with a cosine, so the
+    # plain output numbers the results instead of printing scores out of order.
+    run_cli(capsys, "load")
+    query = ("search", "训练时不想用太多显存怎么办", "--limit", "5")
+    code, out, _err = run_cli(capsys, *query)
+    assert code == 0
+    rows = [line.split() for line in out.splitlines() if not line.startswith(" " * 16)][:5]
+    assert [row[0] for row in rows] == ["1.", "2.", "3.", "4.", "5."]
+    code, out, _err = run_cli(capsys, *query, "--json")
+    assert [int(row[1]) for row in rows] == [hit["id"] for hit in json.loads(out)]
+
+
 # --- bench digest (smaller things) -------------------------------------------
 
 

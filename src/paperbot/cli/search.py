@@ -121,9 +121,12 @@ def _print(result: SearchResult, max_length: int) -> None:
             for title in result.suggestions:
                 print(f"  {title}")
         return
-    for hit in result.hits:
+    # The rank, not the score: a long question's order fuses the score with
+    # a second opinion (`core.search` fusion), so scores need not fall down
+    # the list; `--json` keeps them.
+    for at, hit in enumerate(result.hits, start=1):
         paper = hit.paper
-        print(f"{hit.score:6.3f}  {paper.id:>6}  {paper.venue} {paper.year}  {paper.title}")
+        print(f"{at:>5}.  {paper.id:>6}  {paper.venue} {paper.year}  {paper.title}")
         if paper.summary:
             print(f"{'':16}{trim(' '.join(paper.summary.split()), 110)}")
     shown = len(result.hits)
