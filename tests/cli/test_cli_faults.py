@@ -206,7 +206,6 @@ def test_an_explicit_year_option_does_not_fall_back(capsys: pytest.CaptureFixtur
     assert (code, out.strip()) == (1, "no loaded ICLR paper is from 2023; years: 2026")
 
 
-
 def test_a_long_question_lists_its_results_by_rank_as_json_orders_them(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
