@@ -1,7 +1,6 @@
 """How general a word is, from general word-frequency lists shipped with
 the bot (`data/english_frequency.tsv`, `data/chinese_frequency.tsv`, made by
-`scripts/english_frequency.py` and `scripts/chinese_frequency.py` from the
-`wordfreq` package).
+`scripts/general_frequency.py` from the `wordfreq` package).
 
 English: the corpus's own document frequency cannot tell, since its
 summaries are Chinese, so `small`, `real` or `make` occur in a handful of
