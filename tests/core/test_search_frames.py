@@ -51,6 +51,7 @@ def test_says_less_than_usual(word: str, idf: float, expected: bool) -> None:
         (Term("图片", ("image",)), (1.5,), False),  # the papers say it in English
         (Term("安全", typos=False), (), False),  # the vocabulary names it
         (Term("注意力头"), (), False),  # no everyday word
+        (Term("以后", ("following",)), (), False),  # its alternative not weighed
     ],
 )
 def test_a_frame_word_weighs_as_a_generic_word(

@@ -13,7 +13,7 @@ everyday Chinese (`大模型里是不是好多注意力头其实在摸鱼`) says
 hardly use. Rare in the summaries, such a word weighs like a topic's term
 (其实 and 是不是 3.9 beside 注意力头's 3.1) and finds the papers that happen
 to say it. But papers say their topics' words more often than Chinese at
-large does (训练, 安全, 压缩) and everyday words no more often, so an
+large does (训练, 数据, 能力) and everyday words no more often, so an
 everyday word they say less than Chinese at large, in neither language, is
 the question's frame (`says_less_than_usual`).
 """
@@ -77,7 +77,9 @@ def says_less_than_usual(word: str, idf: float) -> bool:
         if zipf is not None and zipf < FRAME_ZIPF:
             return False
     else:
-        forms = [z for z in (zipf_frequency(word), zipf_frequency(fold_word(word))) if z]
+        forms = [
+            z for z in (zipf_frequency(word), zipf_frequency(fold_word(word))) if z is not None
+        ]
         zipf, words = max(forms, default=None), ABSTRACT_WORDS
     if zipf is None:
         return False

@@ -127,6 +127,8 @@ def _frames(term: Term, idf: float, alt_weights: Sequence[float]) -> bool:
     however everyday it is."""
     if not term.typos or not is_cjk_run(term.text) or not says_less_than_usual(term.text, idf):
         return False
+    if len(alt_weights) != len(term.alternatives):
+        return False  # alternatives not weighed: they may be content
     return all(map(says_less_than_usual, term.alternatives, alt_weights))
 
 
