@@ -13,6 +13,7 @@ from paperbot.core.search import (
     bilingual_table,
     build_index,
     build_index_columns,
+    concept_synonyms,
     parse_query,
     rerank_one,
     rerank_scores,
@@ -83,3 +84,9 @@ def shipped_table() -> dict[str, tuple[str, ...]]:
     """The bilingual table the app searches with (`services.app`)."""
     vocabulary = shipped_vocabulary()
     return bilingual_table(vocabulary.expansions(), [(c.en, c.zh) for c in vocabulary.concepts])
+
+
+@cache
+def shipped_synonyms() -> dict[str, tuple[str, ...]]:
+    """The concept synonyms the app searches with (`services.app`)."""
+    return concept_synonyms([(c.en, c.zh) for c in shipped_vocabulary().concepts])

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from paperbot.config import SearchSettings, Settings
-from paperbot.core.search import bilingual_table, concept_translations
+from paperbot.core.search import bilingual_table, concept_synonyms, concept_translations
 from paperbot.core.topics import Vocabulary
 from paperbot.services.corpus import CorpusService
 from paperbot.services.digest import DigestService, subscriber_audience
@@ -234,4 +234,5 @@ def vocabulary_search(
         settings,
         bilingual_table(vocabulary.expansions(), concepts),
         translations=concept_translations(concepts),
+        synonyms=concept_synonyms(concepts),
     )

@@ -67,12 +67,15 @@ class SearchService:
         expansions: Mapping[str, Sequence[str]] | None = None,
         *,
         translations: Mapping[str, Collection[str]] | None = None,
+        synonyms: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self._db = db
         self._settings = settings
         self._expansions: Mapping[str, Sequence[str]] = expansions or {}
         # The expansions that translate a term (bilingual concepts): they count more.
         self._translations: Mapping[str, Collection[str]] = translations or {}
+        # A concept's other terms in the query's own language (失稳 for 损失尖峰).
+        self._synonyms: Mapping[str, Sequence[str]] = synonyms or {}
         self._index: core.SearchIndex | None = None
         self._version = -1
         self._dictionary_read = False
@@ -349,6 +352,7 @@ class SearchService:
             max_length=self._settings.max_query_length,
             expansions=self._expansions,
             translations=self._translations,
+            synonyms=self._synonyms,
             word_count=core.corpus_word_counts(index),
         )
         if parsed.problem is not None:

@@ -27,6 +27,7 @@ from paperbot.core.search._aliases import (
     AliasSpans,
     alias_spans,
     bilingual_table,
+    concept_synonyms,
     concept_translations,
 )
 from paperbot.core.search._append import append_papers, update_papers
@@ -98,6 +99,7 @@ from paperbot.core.search._persist import (
 )
 from paperbot.core.search._query import (
     MAX_ALTERNATIVES,
+    MAX_SYNONYMS,
     ParsedQuery,
     QueryProblem,
     Term,
@@ -146,6 +148,7 @@ __all__ = [
     "LONG_QUERY_ALTERNATIVE",
     "LONG_QUERY_TRANSLATION",
     "MAX_ALTERNATIVES",
+    "MAX_SYNONYMS",
     "MAX_YEAR",
     "MIN_YEAR",
     "STOP_WORDS",
@@ -179,6 +182,7 @@ __all__ = [
     "cjk_strengths",
     "common_cjk_chars",
     "common_from_counts",
+    "concept_synonyms",
     "concept_translations",
     "corpus_word_counts",
     "dead_after",

@@ -83,6 +83,21 @@ def concept_translations(
     return {key: frozenset(others) for key, others in found.items()}
 
 
+def concept_synonyms(
+    concepts: Iterable[tuple[Sequence[str], Sequence[str]]],
+) -> dict[str, tuple[str, ...]]:
+    """Per normalised concept term, the same concepts' other terms in its own
+    language, in file order (损失尖峰: 失稳, 训练不稳定 ...): one idea said
+    another way, as a summary may say it where the query does not."""
+    found: dict[str, dict[str, None]] = {}
+    for english, chinese in concepts:
+        for terms in (english, chinese):
+            same = [t for t in map(normalize, terms) if t]
+            for key in same:
+                found.setdefault(key, {}).update(dict.fromkeys(t for t in same if t != key))
+    return {key: tuple(others) for key, others in found.items() if others}
+
+
 def _concept_pairs(
     concepts: Iterable[tuple[Sequence[str], Sequence[str]]],
 ) -> Iterator[tuple[str, list[str]]]:

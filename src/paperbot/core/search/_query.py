@@ -37,6 +37,9 @@ from paperbot.core.text import fold_word, has_cjk, is_cjk_run, normalize, strip_
 # Aliases tried per term: the first ones (canonical names come first) say
 # the most, and each costs a pass over the index.
 MAX_ALTERNATIVES = 4
+# A concept's terms in the query's own language tried after those (a
+# concept's synonyms: 损失尖峰 -> 训练不稳定, 失稳).
+MAX_SYNONYMS = 2
 
 
 class QueryProblem(Enum):
@@ -125,6 +128,7 @@ def parse_query(
     expansions: Mapping[str, Sequence[str]] | None = None,
     translations: Mapping[str, Collection[str]] | None = None,
     word_count: WordCount | None = None,
+    synonyms: Mapping[str, Sequence[str]] | None = None,
 ) -> ParsedQuery:
     """Normalise a query, pull venue/year filters out of it, classify bad input.
 
@@ -148,7 +152,11 @@ def parse_query(
     words, venue, year = split_filters(normalized, venues, venue, year)
     terms = _content_terms(
         expand_terms(
-            _without_cjk_questions(words), expansions or {}, translations or {}, word_count
+            _without_cjk_questions(words),
+            expansions or {},
+            translations or {},
+            word_count,
+            synonyms=synonyms or {},
         )
     )
     terms = _bound_finals_weighed(terms, bound_finals(normalized))
@@ -236,6 +244,8 @@ def expand_terms(
     expansions: Mapping[str, Sequence[str]],
     translations: Mapping[str, Collection[str]] | None = None,
     word_count: WordCount | None = None,
+    *,
+    synonyms: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[Term, ...]:
     """Group query tokens into terms, attaching aliases where a span matches one.
 
@@ -244,7 +254,9 @@ def expand_terms(
     rates" says the alias "learning rate"); a Chinese run is cut into
     aliases and, given `word_count` (a summary document frequency), the
     words the corpus uses (`混合专家模型` -> `混合专家` + `模型`; `_cut`).
-    Longest aliases win.
+    Longest aliases win. An alias's alternatives are its aliases in the
+    other script (translations first), then up to `MAX_SYNONYMS` of its
+    `synonyms` (`concept_synonyms`: the same concept in its own script).
     """
     if not expansions and word_count is None:
         return tuple(Term(w) for w in words)
@@ -258,6 +270,8 @@ def expand_terms(
             if tuple(folded[i : i + len(toks)]) == toks:
                 exact = (translations or {}).get(key, frozenset())
                 others = _cross_script(key, expansions[key], exact)
+                same = [y for y in (synonyms or {}).get(key, ()) if y not in others]
+                others = (*others, *same[:MAX_SYNONYMS])
                 translated = frozenset(exact) & set(others)
                 terms.append(Term(key, others, translations=translated, typos=False))
                 i += len(toks)
