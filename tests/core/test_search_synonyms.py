@@ -1,5 +1,5 @@
 """A concept's terms in the query's own language are alternatives too (issue
-10 part 3): `损失尖峰` also finds the summaries that say 失稳 or 训练不稳定,
+10 part 3): `损失尖峰` also finds the summaries that say 失稳,
 after its English aliases, at most `MAX_SYNONYMS` of them."""
 
 from __future__ import annotations

@@ -38,8 +38,9 @@ from paperbot.core.text import fold_word, has_cjk, is_cjk_run, normalize, strip_
 # the most, and each costs a pass over the index.
 MAX_ALTERNATIVES = 4
 # A concept's terms in the query's own language tried after those (a
-# concept's synonyms: 损失尖峰 -> 训练不稳定, 失稳).
-MAX_SYNONYMS = 2
+# concept's synonyms: 损失尖峰 -> 失稳). 1, 2, 3 or 6 rank the judged queries
+# alike (docs/lexicon.md); each costs another pass over the index.
+MAX_SYNONYMS = 1
 
 
 class QueryProblem(Enum):
