@@ -11,7 +11,7 @@ import pytest
 from paperbot.config import SearchSettings
 from paperbot.core.lazy import LazySequence
 from paperbot.core.models import Paper
-from paperbot.core.search import parse_query, rank
+from paperbot.core.search import QueryTables, parse_query, rank
 from paperbot.core.search_render import ResultItem, ResultPages
 from paperbot.services.search import SearchService
 from paperbot.storage.db import Database
@@ -140,7 +140,7 @@ def test_pages_read_only_their_own_items() -> None:
 
 
 def service(db: Database) -> SearchService:
-    return SearchService(db, SearchSettings(), EXPANSIONS)
+    return SearchService(db, SearchSettings(), QueryTables(EXPANSIONS))
 
 
 @pytest.mark.parametrize("query", ["language model", "混合专家", "speculativ decodng"])

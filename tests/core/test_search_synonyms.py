@@ -4,11 +4,14 @@ after its English aliases, at most `MAX_SYNONYMS` of them."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import pytest
 
 from paperbot.core.search import (
     MAX_ALTERNATIVES,
     MAX_SYNONYMS,
+    QueryTables,
     Term,
     concept_synonyms,
     expand_terms,
@@ -59,10 +62,19 @@ def test_a_synonym_already_an_alias_is_not_repeated() -> None:
 
 def test_on_the_shipped_papers_a_chinese_synonym_finds_what_the_query_does_not_say() -> None:
     # *Stable and low-precision training* says 失稳 and 训练稳定性, never 损失尖峰.
-    def top5(synonyms: dict[str, tuple[str, ...]] | None) -> list[str]:
+    def top5(synonyms: Mapping[str, Sequence[str]] | None) -> list[str]:
         query = parse_query("损失尖峰", expansions=shipped_table(), synonyms=synonyms)
         return [title_of(i) for i in rank(real_index(), query).ids[:5]]
 
     wanted = "Stable and low-precision training for large-scale vision-language models"
     assert wanted in top5(shipped_synonyms())
     assert wanted not in top5(None)
+
+
+def test_query_tables_of_a_vocabulary_hold_its_aliases_translations_and_synonyms() -> None:
+    tables = QueryTables.of({"moe": ("混合专家",)}, CONCEPTS)
+    assert tables.expansions["moe"] == ("混合专家",)
+    assert tables.expansions["损失尖峰"] == ("loss spike", "training instability")
+    assert tables.translations["损失尖峰"] == {"loss spike", "training instability"}
+    assert tables.synonyms == concept_synonyms(CONCEPTS)
+    assert QueryTables() == QueryTables({}, {}, {})

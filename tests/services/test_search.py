@@ -14,7 +14,7 @@ import pytest
 from paperbot.cli import main
 from paperbot.config import SearchSettings
 from paperbot.core import search as core
-from paperbot.core.search import QueryProblem
+from paperbot.core.search import QueryProblem, QueryTables
 from paperbot.services.search import SearchService
 from paperbot.storage import Database, open_database
 from paperbot.storage import search_index as index_store
@@ -25,7 +25,7 @@ SETTINGS = SearchSettings()
 
 
 def service(db: Database, expansions: dict[str, tuple[str, ...]] | None = None) -> SearchService:
-    return SearchService(db, SETTINGS, expansions)
+    return SearchService(db, SETTINGS, QueryTables(expansions or {}))
 
 
 async def titles(svc: SearchService, query: str, **options: object) -> list[str]:

@@ -9,11 +9,10 @@ from paperbot.config import BUNDLED_CORPUS
 from paperbot.core.corpus import decode, merge_entries, parse_text
 from paperbot.core.models import Paper
 from paperbot.core.search import (
+    QueryTables,
     SearchIndex,
-    bilingual_table,
     build_index,
     build_index_columns,
-    concept_synonyms,
     parse_query,
     rerank_one,
     rerank_scores,
@@ -80,13 +79,17 @@ def fast_and_plain_scores(
 
 
 @cache
-def shipped_table() -> dict[str, tuple[str, ...]]:
-    """The bilingual table the app searches with (`services.app`)."""
+def shipped_tables() -> QueryTables:
+    """The tables the app searches with (`services.app.vocabulary_search`)."""
     vocabulary = shipped_vocabulary()
-    return bilingual_table(vocabulary.expansions(), [(c.en, c.zh) for c in vocabulary.concepts])
+    return QueryTables.of(vocabulary.expansions(), [(c.en, c.zh) for c in vocabulary.concepts])
 
 
-@cache
-def shipped_synonyms() -> dict[str, tuple[str, ...]]:
-    """The concept synonyms the app searches with (`services.app`)."""
-    return concept_synonyms([(c.en, c.zh) for c in shipped_vocabulary().concepts])
+def shipped_table() -> Mapping[str, Sequence[str]]:
+    """The shipped alias table, with the bilingual concepts."""
+    return shipped_tables().expansions
+
+
+def shipped_synonyms() -> Mapping[str, Sequence[str]]:
+    """The shipped concepts' same-language synonyms."""
+    return shipped_tables().synonyms

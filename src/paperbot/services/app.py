@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from paperbot.config import SearchSettings, Settings
-from paperbot.core.search import bilingual_table, concept_synonyms, concept_translations
+from paperbot.core.search import QueryTables
 from paperbot.core.topics import Vocabulary
 from paperbot.services.corpus import CorpusService
 from paperbot.services.digest import DigestService, subscriber_audience
@@ -229,10 +229,4 @@ def vocabulary_search(
     and bilingual concepts expand queries across languages (混合专家 <->
     MoE, 低秩 <-> low-rank). `bench search` measures this one too."""
     concepts = [(c.en, c.zh) for c in vocabulary.concepts]
-    return SearchService(
-        db,
-        settings,
-        bilingual_table(vocabulary.expansions(), concepts),
-        translations=concept_translations(concepts),
-        synonyms=concept_synonyms(concepts),
-    )
+    return SearchService(db, settings, QueryTables.of(vocabulary.expansions(), concepts))

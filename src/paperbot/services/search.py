@@ -13,14 +13,14 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
 from paperbot.config import SearchSettings
 from paperbot.core import search as core
-from paperbot.core.search import ParsedQuery, parse_query
+from paperbot.core.search import ParsedQuery, QueryTables, parse_query
 from paperbot.services import search_store
 from paperbot.services.memory import release_free_memory
 from paperbot.services.search_results import IndexStatus, SearchHit, SearchResult, problem_result
@@ -64,18 +64,11 @@ class SearchService:
         self,
         db: Database,
         settings: SearchSettings,
-        expansions: Mapping[str, Sequence[str]] | None = None,
-        *,
-        translations: Mapping[str, Collection[str]] | None = None,
-        synonyms: Mapping[str, Sequence[str]] | None = None,
+        tables: QueryTables | None = None,
     ) -> None:
         self._db = db
         self._settings = settings
-        self._expansions: Mapping[str, Sequence[str]] = expansions or {}
-        # The expansions that translate a term (bilingual concepts): they count more.
-        self._translations: Mapping[str, Collection[str]] = translations or {}
-        # A concept's other terms in the query's own language (失稳 for 损失尖峰).
-        self._synonyms: Mapping[str, Sequence[str]] = synonyms or {}
+        self._tables = tables or QueryTables()
         self._index: core.SearchIndex | None = None
         self._version = -1
         self._dictionary_read = False
@@ -350,9 +343,9 @@ class SearchService:
             venue=venue,
             year=year,
             max_length=self._settings.max_query_length,
-            expansions=self._expansions,
-            translations=self._translations,
-            synonyms=self._synonyms,
+            expansions=self._tables.expansions,
+            translations=self._tables.translations,
+            synonyms=self._tables.synonyms,
             word_count=core.corpus_word_counts(index),
         )
         if parsed.problem is not None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from paperbot.core.search._aliases import (
     AliasSpans,
+    QueryTables,
     alias_spans,
     bilingual_table,
     concept_synonyms,
@@ -162,6 +163,7 @@ __all__ = [
     "PackedTexts",
     "ParsedQuery",
     "QueryProblem",
+    "QueryTables",
     "Ranking",
     "SearchIndex",
     "Term",

@@ -1,12 +1,13 @@
 """The alias table queries are read with: topic aliases and bilingual
 concepts as one mapping (`bilingual_table`), the concepts' translations
-(`concept_translations`), and the table's keys as token spans to find in a
-query (`alias_spans`)."""
+(`concept_translations`) and same-language synonyms (`concept_synonyms`),
+the three as one value (`QueryTables`), and the table's keys as token
+spans to find in a query (`alias_spans`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from paperbot.core.text import fold_word, is_cjk_run, normalize, tokens
 
@@ -109,3 +110,26 @@ def _concept_pairs(
         for keys, others in ((en, zh), (zh, en)):
             for key in keys:
                 yield key, others
+
+
+Concepts = Iterable[tuple[Sequence[str], Sequence[str]]]
+"""`[[concept]]` tables as (English terms, Chinese terms) pairs."""
+
+
+@dataclass(frozen=True, slots=True)
+class QueryTables:
+    """What the vocabulary gives every query (`parse_query`'s tables): the
+    alias table, the concepts' translations (they count more) and their
+    same-language synonyms. Empty: a query is read by its words alone."""
+
+    expansions: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    translations: Mapping[str, Collection[str]] = field(default_factory=dict)
+    synonyms: Mapping[str, Sequence[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, expansions: Mapping[str, Sequence[str]], concepts: Concepts) -> QueryTables:
+        """The tables of a vocabulary's topic aliases and concepts."""
+        pairs = list(concepts)
+        return cls(
+            bilingual_table(expansions, pairs), concept_translations(pairs), concept_synonyms(pairs)
+        )
