@@ -14,6 +14,9 @@ from paperbot.core.text import fold_word, is_cjk_run, normalize, tokens
 AliasSpan = tuple[tuple[str, ...], str]
 """A key's folded tokens, and the key."""
 
+Concepts = Iterable[tuple[Sequence[str], Sequence[str]]]
+"""`[[concept]]` tables as (English terms, Chinese terms) pairs."""
+
 
 @dataclass(frozen=True, slots=True)
 class AliasSpans:
@@ -54,8 +57,7 @@ def alias_spans(expansions: Mapping[str, Sequence[str]]) -> AliasSpans:
 
 
 def bilingual_table(
-    expansions: Mapping[str, Sequence[str]],
-    concepts: Iterable[tuple[Sequence[str], Sequence[str]]],
+    expansions: Mapping[str, Sequence[str]], concepts: Concepts
 ) -> dict[str, tuple[str, ...]]:
     """The topic alias table with the bilingual concepts ((English terms,
     Chinese terms) pairs) added: every concept term gains the other
@@ -73,9 +75,7 @@ def bilingual_table(
     return table
 
 
-def concept_translations(
-    concepts: Iterable[tuple[Sequence[str], Sequence[str]]],
-) -> dict[str, frozenset[str]]:
+def concept_translations(concepts: Concepts) -> dict[str, frozenset[str]]:
     """Per normalised concept term, its translations: the same concept's
     terms in the other language (the keys `bilingual_table` adds them under)."""
     found: dict[str, set[str]] = {}
@@ -84,36 +84,31 @@ def concept_translations(
     return {key: frozenset(others) for key, others in found.items()}
 
 
-def concept_synonyms(
-    concepts: Iterable[tuple[Sequence[str], Sequence[str]]],
-) -> dict[str, tuple[str, ...]]:
+def concept_synonyms(concepts: Concepts) -> dict[str, tuple[str, ...]]:
     """Per normalised concept term, the same concepts' other terms in its own
     language, in file order (损失尖峰: 失稳, 训练不稳定 ...): one idea said
     another way, as a summary may say it where the query does not."""
     found: dict[str, dict[str, None]] = {}
-    for english, chinese in concepts:
-        for terms in (english, chinese):
-            same = [t for t in map(normalize, terms) if t]
+    for en, zh in _normalised(concepts):
+        for same in (en, zh):
             for key in same:
                 found.setdefault(key, {}).update(dict.fromkeys(t for t in same if t != key))
     return {key: tuple(others) for key, others in found.items() if others}
 
 
-def _concept_pairs(
-    concepts: Iterable[tuple[Sequence[str], Sequence[str]]],
-) -> Iterator[tuple[str, list[str]]]:
+def _concept_pairs(concepts: Concepts) -> Iterator[tuple[str, list[str]]]:
     """Each concept term, normalised, with the same concept's terms in the
     other language (normalised; empty ones dropped), in file order."""
-    for english, chinese in concepts:
-        en = [t for t in map(normalize, english) if t]
-        zh = [t for t in map(normalize, chinese) if t]
+    for en, zh in _normalised(concepts):
         for keys, others in ((en, zh), (zh, en)):
             for key in keys:
                 yield key, others
 
 
-Concepts = Iterable[tuple[Sequence[str], Sequence[str]]]
-"""`[[concept]]` tables as (English terms, Chinese terms) pairs."""
+def _normalised(concepts: Concepts) -> Iterator[tuple[list[str], list[str]]]:
+    """Each concept's English and Chinese terms, normalised, empty ones dropped."""
+    for english, chinese in concepts:
+        yield [t for t in map(normalize, english) if t], [t for t in map(normalize, chinese) if t]
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,10 +77,7 @@ def says_less_than_usual(word: str, idf: float) -> bool:
         if zipf is not None and zipf < FRAME_ZIPF:
             return False
     else:
-        forms = [
-            z for z in (zipf_frequency(word), zipf_frequency(fold_word(word))) if z is not None
-        ]
-        zipf, words = max(forms, default=None), ABSTRACT_WORDS
+        zipf, words = _english_zipf(word), ABSTRACT_WORDS
     if zipf is None:
         return False
     return idf > math.log1p(1.0 / (FRAME_SHARE * _share(zipf, words)))
@@ -90,12 +87,16 @@ def general_idf(word: str) -> float | None:
     """The IDF the word would have over English abstracts of
     `ABSTRACT_WORDS` words (Poisson chance that one says it at least once),
     or None for a word the general list does not hold (nor its stem)."""
-    # The index meets inflections (`inputs` finds `input`), so a word is as
-    # general as the commonest form its stem stands for.
+    zipf = _english_zipf(word)
+    return None if zipf is None else math.log1p(1.0 / _share(zipf, ABSTRACT_WORDS))
+
+
+def _english_zipf(word: str) -> float | None:
+    """The Zipf frequency of the word or its folded form, the commoner: the
+    index meets inflections (`inputs` finds `input`), so a word is as
+    general as the commonest form its stem stands for."""
     forms = [z for z in (zipf_frequency(word), zipf_frequency(fold_word(word))) if z is not None]
-    if not forms:
-        return None
-    return math.log1p(1.0 / _share(max(forms), ABSTRACT_WORDS))
+    return max(forms, default=None)
 
 
 def english_idf(corpus_idf: float, general: float | None) -> float:
