@@ -4,6 +4,7 @@ SQLite's, and the cross-process guarantees (claims, shard leases)."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from paperbot.core.render import MessageData
 from paperbot.storage import digests, open_database
 from paperbot.storage.backend import Database
-from paperbot.storage.db import available_migrations
+from paperbot.storage.db import StorageError, available_migrations
 from paperbot.storage.postgres import redacted, to_postgres
 from tests.support.postgres import fresh_schema, postgres_url
 
@@ -133,6 +134,64 @@ async def test_storage_errors_are_one_line_storage_errors() -> None:
             assert await db.fetch_one("SELECT value FROM meta WHERE key = 'k'") == ("v",)
         finally:
             await db.close()
+
+
+async def _connections_named(url: str, name: str, *, until_none: bool = False) -> int:
+    """Open connections whose application_name is `name`; `until_none` gives
+    closed ones a moment to go (their server processes exit just after)."""
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        for _ in range(50 if until_none else 1):
+            count = int(
+                await conn.fetchval(
+                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", name
+                )
+            )
+            if count == 0:
+                break
+            await asyncio.sleep(0.05)
+        return count
+    finally:
+        await conn.close()
+
+
+def _named(url: str) -> tuple[str, str]:
+    name = f"paperbot_test_{uuid.uuid4().hex[:8]}"
+    return f"{url}&application_name={name}", name
+
+
+@pytest.mark.postgres
+async def test_locks_taken_at_once_share_one_session_connection() -> None:
+    async with fresh_schema(postgres_url()) as url:
+        named, name = _named(url)
+        db = await open_database(named)
+        try:
+            taken = await asyncio.gather(db.hold("paperbot-a"), db.hold("paperbot-b"))
+            assert list(taken) == [True, True]
+            # The pool's one connection and one session connection, not two.
+            assert await _connections_named(url, name) == 2
+        finally:
+            await db.close()
+
+
+@pytest.mark.postgres
+async def test_closing_while_connections_open_leaves_none_behind() -> None:
+    """close() while the pool is still opening connections for queries
+    already asked (a background save as the bot stops): the queries are
+    answered, a query after close gets one clear line, and no connection
+    is left open (asyncpg's own close does not wait for one being opened)."""
+    async with fresh_schema(postgres_url()) as url:
+        named, name = _named(url)
+        db = await open_database(named)
+        queries = [asyncio.create_task(db.fetch_one("SELECT 1")) for _ in range(6)]
+        await asyncio.sleep(0)  # each is in pool.acquire(): most open a connection
+        await db.close()
+        assert await asyncio.gather(*queries) == [(1,)] * 6
+        with pytest.raises(StorageError, match="closed"):
+            await db.fetch_one("SELECT 1")
+        assert await _connections_named(url, name, until_none=True) == 0
 
 
 async def test_an_unreachable_server_is_one_clear_line() -> None:

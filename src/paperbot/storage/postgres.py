@@ -11,6 +11,7 @@ the `paperbot_schema` table.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import uuid
@@ -112,6 +113,14 @@ class PostgresDatabase:
         # The connection holding this process's session locks (`hold`): it
         # lives as long as the process, and PostgreSQL frees the locks when it dies.
         self._holder: Any = None
+        self._holder_lock = asyncio.Lock()
+        # Uses of the pool under way: close() waits for them, because
+        # asyncpg's Pool.close() does not wait for a connection still being
+        # opened (before 0.31 that connection was left open, unowned).
+        self._in_use = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._closing = False
 
     @property
     def location(self) -> str:
@@ -161,28 +170,43 @@ class PostgresDatabase:
             raise self.error(exc) from exc
 
     @asynccontextmanager
+    async def _connection(self) -> AsyncIterator[Any]:
+        """A pooled connection, counted so that close() waits for it; its
+        errors (the pool's own too: closed, connection refused) are ours."""
+        if self._closing:
+            raise StorageError(f"database {self.location} is closed")
+        self._in_use += 1
+        self._idle.clear()
+        try:
+            async with self.pool.acquire() as conn:
+                yield conn
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            raise self.error(exc) from exc
+        finally:
+            self._in_use -= 1
+            if self._in_use == 0:
+                self._idle.set()
+
+    @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresTransaction]:
         """One transaction on one pooled connection; `fetch_one`/`fetch_all`
         on this database inside it read through the same connection."""
         current = _CURRENT.get()
         if current is not None and current[0] is self:
             raise StorageError("nested transaction: finish the open one first")
-        try:
-            async with self.pool.acquire() as conn, conn.transaction():
-                token = _CURRENT.set((self, conn))
-                try:
-                    yield PostgresTransaction(self, conn)
-                finally:
-                    _CURRENT.reset(token)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
-            raise self.error(exc) from exc
+        async with self._connection() as conn, conn.transaction():
+            token = _CURRENT.set((self, conn))
+            try:
+                yield PostgresTransaction(self, conn)
+            finally:
+                _CURRENT.reset(token)
 
     async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> Row | None:
         current = _CURRENT.get()
         if current is not None and current[0] is self:
             row: Row | None = await self.run(current[1].fetchrow, sql, params)
             return row
-        async with self.pool.acquire() as conn:
+        async with self._connection() as conn:
             found: Row | None = await self.run(conn.fetchrow, sql, params)
         return found
 
@@ -190,54 +214,59 @@ class PostgresDatabase:
         current = _CURRENT.get()
         if current is not None and current[0] is self:
             return list(await self.run(current[1].fetch, sql, params))
-        async with self.pool.acquire() as conn:
+        async with self._connection() as conn:
             return list(await self.run(conn.fetch, sql, params))
 
     async def stream(
         self, sql: str, params: Iterable[Any] = (), batch: int = 5000
     ) -> AsyncIterator[Row]:
         """A server-side cursor (asyncpg needs a transaction for one)."""
-        try:
-            async with self.pool.acquire() as conn, conn.transaction():
-                async for row in conn.cursor(to_postgres(sql), *params, prefetch=batch):
-                    yield row
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
-            raise self.error(exc) from exc
+        async with self._connection() as conn, conn.transaction():
+            async for row in conn.cursor(to_postgres(sql), *params, prefetch=batch):
+                yield row
 
-    async def _session(self) -> Any:
-        """This process's long-lived connection: its session locks and LISTENs."""
-        if self._holder is None:
-            self._holder = await asyncpg.connect(self.url)
-        return self._holder
+    @asynccontextmanager
+    async def _session(self) -> AsyncIterator[Any]:
+        """This process's long-lived connection (its session locks and
+        LISTENs), one user at a time: a connection runs one operation at
+        once, and two first users would each open one."""
+        async with self._holder_lock:
+            if self._closing:
+                raise StorageError(f"database {self.location} is closed")
+            try:
+                if self._holder is None:
+                    self._holder = await asyncpg.connect(self.url)
+                yield self._holder
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+                raise self.error(exc) from exc
 
     async def hold(self, name: str) -> bool:
         """A session advisory lock on a connection of its own: a lease that
         ends when this process (or its connection) does."""
-        try:
-            session = await self._session()
+        async with self._session() as session:
             taken = await session.fetchval("SELECT pg_try_advisory_lock(hashtext($1))", name)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
-            raise self.error(exc) from exc
         return bool(taken)
 
     async def notify(self, channel: str, payload: str) -> None:
-        async with self.pool.acquire() as conn:
+        async with self._connection() as conn:
             await self.run(conn.execute, "SELECT pg_notify(?, ?)", (channel, payload))
 
     async def listen(self, channel: str, callback: Callable[[str], None]) -> None:
         def deliver(_conn: Any, _pid: int, _channel: str, payload: str) -> None:
             callback(payload)
 
-        try:
-            await (await self._session()).add_listener(channel, deliver)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
-            raise self.error(exc) from exc
+        async with self._session() as session:
+            await session.add_listener(channel, deliver)
 
     async def close(self) -> None:
-        """Close the pool (and the lock holder); closing twice is harmless."""
-        if self._holder is not None:
-            await self._holder.close()
-            self._holder = None
+        """Close the pool (and the lock holder) once the queries under way
+        are answered; a query after it is refused; closing twice is harmless."""
+        self._closing = True
+        await self._idle.wait()
+        async with self._holder_lock:
+            if self._holder is not None:
+                await self._holder.close()
+                self._holder = None
         await self.pool.close()
 
 
