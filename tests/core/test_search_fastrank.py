@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from paperbot.bench.search_queries import QUERIES
 from paperbot.core.search import (
     Term,
     parse_query,
@@ -19,7 +20,7 @@ from paperbot.core.search import (
     term_weight,
     top_candidates,
 )
-from tests.support.search import fast_and_plain_scores, real_index
+from tests.support.search import fast_and_plain_scores, real_index, shipped_tables
 
 VENUES = ("ICLR", "ICML", "NeurIPS")
 EXPANSIONS = {
@@ -62,6 +63,16 @@ EXPANSIONS = {
 )
 def test_fast_scores_equal_rerank_one(query: str) -> None:
     fast, plain = fast_and_plain_scores(query, EXPANSIONS, VENUES)
+    assert fast == plain
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_fast_scores_equal_rerank_one_with_the_shipped_tables(query: str) -> None:
+    """The bench's keywords and questions, parsed as the app parses them:
+    English aliases and phrases of several words (read from the postings
+    by the fast scorer), translations and synonyms."""
+    tables = shipped_tables()
+    fast, plain = fast_and_plain_scores(query, tables.expansions, VENUES, tables=tables)
     assert fast == plain
 
 
@@ -234,3 +245,26 @@ def test_rebuild_shares_unchanged_texts(
         shared = pid in old_at and pid not in changed
         assert (new.titles[i] is old.titles[old_at[pid]]) == shared if pid in old_at else True
         assert (new.summaries[i] is old.summaries[old_at[pid]]) == shared if pid in old_at else True
+
+
+def test_terms_sharing_an_alternative_score_as_each_alone() -> None:
+    """Stage 1 scores an alternative two terms share once (`term_scores`'
+    `seen`): the sum is the same as each term scored on its own."""
+    index = real_index()
+    tables = shipped_tables()
+    terms = parse_query(
+        "权重衰减和批大小",
+        venues=VENUES,
+        expansions=tables.expansions,
+        translations=tables.translations,
+        synonyms=tables.synonyms,
+    ).terms
+    alternatives = [alt for term in terms for alt in term.alternatives]
+    assert len(alternatives) > len(set(alternatives))  # the case under test
+    got, weights = stage1_scores(index, terms)
+    alone = [term_scores(index, t) for t in terms]
+    assert weights == [
+        term_weight(t, s.weight, s.alt_weights) for t, s in zip(terms, alone, strict=True)
+    ]
+    expected = sum(w * s.scores for w, s in zip(weights, alone, strict=True)) / sum(weights)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)

@@ -59,14 +59,22 @@ def index_of(papers: Sequence[tuple[str, str]]) -> SearchIndex:
 
 def fast_and_plain_scores(
     query: str,
-    expansions: Mapping[str, tuple[str, ...]],
+    expansions: Mapping[str, Sequence[str]],
     venues: Sequence[str] = (),
     candidates: int = 400,
+    tables: QueryTables | None = None,
 ) -> tuple[list[float], list[float]]:
     """Stage 2's scores of the real index's candidates for `query`, from
-    the fast scorer (`rerank_scores`) and the plain one (`rerank_one`)."""
+    the fast scorer (`rerank_scores`) and the plain one (`rerank_one`);
+    with `tables`, the query is parsed as the app parses it."""
     index = real_index()
-    parsed = parse_query(query, venues=tuple(venues), expansions=expansions)
+    parsed = parse_query(
+        query,
+        venues=tuple(venues),
+        expansions=expansions,
+        translations=tables.translations if tables is not None else None,
+        synonyms=tables.synonyms if tables is not None else None,
+    )
     s1, weights = stage1_scores(index, parsed.terms)
     cands = top_candidates(s1, candidates)
     phrase = parsed.phrase or parsed.text

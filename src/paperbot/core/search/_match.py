@@ -137,13 +137,13 @@ def phrase_match(alias: str, fields: tuple[FieldText, FieldText]) -> tuple[float
     best = 0.0
     hits: list[str] = []
     for field, factor in zip(fields, FIELD_FACTORS, strict=True):
-        if alias and _contains_phrase(field, alias):
+        if alias and contains_phrase(field, alias):
             best = max(best, factor)
             hits.append(alias)
     return best, hits
 
 
-def _contains_phrase(field: FieldText, alias: str) -> bool:
+def contains_phrase(field: FieldText, alias: str) -> bool:
     """Whole-word containment for Latin aliases (RL never matches URL),
     plain containment for anything with CJK."""
     parts = term_parts(alias)
@@ -263,7 +263,7 @@ def _cjk_strengths(run: str, fields: FieldSet) -> list[float]:
 
 
 def is_plain_phrase(alias: str) -> bool:
-    """Whether `_contains_phrase` tests the alias by plain containment (it
+    """Whether `contains_phrase` tests the alias by plain containment (it
     holds CJK), which `FieldSet.containing` answers for many fields at once."""
     return any(is_cjk_run(p) for p in term_parts(alias))
 

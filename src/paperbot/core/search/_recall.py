@@ -52,7 +52,9 @@ class TermScores:
     alt_weights: tuple[float, ...] = ()
 
 
-def term_scores(index: SearchIndex, term: Term) -> TermScores:
+def term_scores(
+    index: SearchIndex, term: Term, seen: dict[str, TermScores] | None = None
+) -> TermScores:
     """IDF-weighted share of the term's grams each paper holds, title hits
     above summary hits; an alias lifts a paper to 0.6 of a direct match.
 
@@ -60,12 +62,19 @@ def term_scores(index: SearchIndex, term: Term) -> TermScores:
     translation: the corpus's English is mostly titles, so `inputs` looks
     rare where its 输入, read from the summaries, shows a word every other
     paper says. (Not the reverse: a Chinese word's summary IDF is the
-    reliable one.) Its translations count with that weight too."""
+    reliable one.) Its translations count with that weight too.
+
+    `seen` keeps the alternatives' scores for the query's other terms:
+    several terms often share an alternative (权重衰减 and 衰减 both have
+    `weight decay`)."""
     direct = _text_scores(index, term.text)
     scores, idf = direct.scores, direct.weight
     alt_weights = []
     for alt in term.alternatives:
-        found = _text_scores(index, alt)
+        known = None if seen is None else seen.get(alt)
+        found = known if known is not None else _text_scores(index, alt)
+        if seen is not None:
+            seen[alt] = found
         np.maximum(scores, term.weight_of(alt) * found.scores, out=scores)
         alt_weights.append(found.weight)
         if alt in term.translations and term.text.isascii():
@@ -85,8 +94,13 @@ def stage1_scores(
     weights: list[float] = []
     dense: list[tuple[float, NDArray[np.float64]]] = []
     sparse: list[tuple[float, Postings]] = []
+    seen: dict[str, TermScores] = {}
     for term in terms:
-        found = term_scores(index, term) if term.alternatives else _text_postings(index, term.text)
+        found = (
+            term_scores(index, term, seen)
+            if term.alternatives
+            else _text_postings(index, term.text)
+        )
         alt_weights = found.alt_weights if isinstance(found, TermScores) else ()
         weight = term_weight(term, found.weight, alt_weights)
         if isinstance(found, TermScores):

@@ -10,15 +10,14 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from paperbot.core.search._grams import word_key
-from paperbot.core.search._index import FieldIndex, SearchIndex
+from paperbot.core.search._held import has_word, holding
+from paperbot.core.search._index import SearchIndex
 from paperbot.core.search._match import (
     FIELD_FACTORS,
     FieldSet,
     FieldText,
     NearWords,
     cjk_strengths,
-    is_plain_phrase,
     normalized_alias,
     phrase_match,
     term_match,
@@ -32,6 +31,7 @@ from paperbot.core.search._weights import (
     EXACT,
     JOINED,
     JOINED_PIECE_MIN,
+    PHRASE_PARTS,
     RARE_SUMMARY_EXACT,
     RARE_WEIGHT,
     SUBSTRING,
@@ -196,16 +196,6 @@ def prepared_scores(
     return Prepared(out, titles, summaries, rows)
 
 
-def _has_word(field: FieldIndex, cands: NDArray[np.int64], word: str) -> NDArray[np.bool_]:
-    """Per candidate: does the field hold this (stemmed) word? From the postings."""
-    at = int(field.lookup(np.array([word_key(word)], dtype=np.int64))[0])
-    if at < 0:
-        return np.zeros(len(cands), dtype=np.bool_)
-    docs = field.docs[field.indptr[at] : field.indptr[at + 1]]
-    where = np.minimum(np.searchsorted(docs, cands), len(docs) - 1)
-    return np.asarray(docs[where] == cands, dtype=np.bool_)
-
-
 def _term_strengths(
     index: SearchIndex,
     cands: NDArray[np.int64],
@@ -213,18 +203,51 @@ def _term_strengths(
     sets: tuple[FieldSet, FieldSet],
 ) -> list[float]:
     """One term's strength in every candidate, as `rerank_one` computes it."""
-    titles, summaries = sets[0].fields, sets[1].fields
     text = term.text
-    if term_parts(text) != (text,):
-        # Phrases: plain string tests, already cheap.
-        typos = term.typos
-        out = [term_match(text, (t, s), typos)[0] for t, s in zip(titles, summaries, strict=True)]
-    elif is_cjk_char(ord(text[0])):
-        out = cjk_strengths(text, *sets)
+    parts = term_parts(text)
+    if parts != (text,):
+        out = _phrase_strengths(index, cands, text, parts, sets, term.typos)
     else:
-        out = _word_strengths(index, cands, text, *sets, typos=term.typos)
+        out = _token_strengths(index, cands, text, sets, term.typos)
     if term.alternatives:
-        _lift_by_alternatives(out, term, *sets)
+        _lift_by_alternatives(index, cands, out, term, sets)
+    return out
+
+
+def _token_strengths(
+    index: SearchIndex,
+    cands: NDArray[np.int64],
+    token: str,
+    sets: tuple[FieldSet, FieldSet],
+    typos: bool,
+) -> list[float]:
+    """One token's strength in every candidate (`term_match` of a token)."""
+    if is_cjk_char(ord(token[0])):
+        return cjk_strengths(token, *sets)
+    return _word_strengths(index, cands, token, *sets, typos=typos)
+
+
+def _phrase_strengths(
+    index: SearchIndex,
+    cands: NDArray[np.int64],
+    text: str,
+    parts: tuple[str, ...],
+    sets: tuple[FieldSet, FieldSet],
+    typos: bool,
+) -> list[float]:
+    """A term of several tokens in every candidate, as `term_match` scores
+    it: the phrase where it occurs (`holding`), else `PHRASE_PARTS` x the
+    mean of its tokens' strengths when that is more."""
+    in_title, in_summary = holding(index, cands, text, sets)
+    columns = [_token_strengths(index, cands, part, sets, typos) for part in parts]
+    out = []
+    for i, strengths in enumerate(zip(*columns, strict=True)):
+        best = TITLE_FACTOR if i in in_title else SUMMARY_FACTOR if i in in_summary else 0.0
+        if best < EXACT:
+            mean = sum(strengths) / len(strengths)
+            if PHRASE_PARTS * mean > best:
+                best = PHRASE_PARTS * mean
+        out.append(best)
     return out
 
 
@@ -240,8 +263,8 @@ def _word_strengths(
     """One Latin word's strength per candidate: exact hits from the word
     postings, the text read only where a near match could still count
     (a typo match only with `typos`)."""
-    in_title = _has_word(index.title, cands, word).tolist()
-    in_summary = _has_word(index.summary, cands, word).tolist()
+    in_title = has_word(index.title, cands, word).tolist()
+    in_summary = has_word(index.summary, cands, word).tolist()
     near_title = NearWords(word, titles, typos)
     near_summary: NearWords | None = None
     out = []
@@ -264,29 +287,27 @@ def _word_strengths(
 
 
 def _lift_by_alternatives(
-    strengths: list[float], term: Term, titles: FieldSet, summaries: FieldSet
+    index: SearchIndex,
+    cands: NDArray[np.int64],
+    strengths: list[float],
+    term: Term,
+    sets: tuple[FieldSet, FieldSet],
 ) -> None:
     """Raise each candidate's strength to what an alias of the term gives
     (`phrase_match`: `TITLE_FACTOR` in the title, `SUMMARY_FACTOR` in the summary, times
-    what the alias counts). A CJK alias is found in all candidates at once."""
+    what the alias counts). A CJK alias is found in all candidates at once;
+    a Latin one from the word postings, reading only the fields holding
+    every word of it."""
     for alt in term.alternatives:
         alias = normalized_alias(alt)
-        weight = term.weight_of(alt)
         if not alias:
             continue
-        if is_plain_phrase(alias):
-            in_title = titles.containing(alias)
-            for i in in_title | summaries.containing(alias):
-                lifted = (TITLE_FACTOR if i in in_title else SUMMARY_FACTOR) * weight
-                if lifted > strengths[i]:
-                    strengths[i] = lifted
-            continue
-        for i, fields in enumerate(zip(titles.fields, summaries.fields, strict=True)):
-            if strengths[i] >= term.max_alt_weight:
-                continue  # an alias scores at most its weight
-            alt_score, _ = phrase_match(alias, fields)
-            if alt_score * weight > strengths[i]:
-                strengths[i] = alt_score * weight
+        in_title, in_summary = holding(index, cands, alias, sets)
+        weight = term.weight_of(alt)
+        for i in in_title | in_summary:
+            lifted = (TITLE_FACTOR if i in in_title else SUMMARY_FACTOR) * weight
+            if lifted > strengths[i]:
+                strengths[i] = lifted
 
 
 def _credit_joined_pairs_fast(
@@ -306,8 +327,8 @@ def _credit_joined_pairs_fast(
         if not (a.isalnum() and b.isalnum() and a.isascii() and b.isascii()):
             continue
         joined = a + b
-        title_word = _has_word(index.title, cands, joined).tolist()
-        summary_word = _has_word(index.summary, cands, joined).tolist()
+        title_word = has_word(index.title, cands, joined).tolist()
+        summary_word = has_word(index.summary, cands, joined).tolist()
         # The fields that could hold it as a piece, found in all at once.
         pieces = len(joined) >= JOINED_PIECE_MIN
         title_pieces = sets[0].holding(joined) if pieces else set()
