@@ -18,6 +18,7 @@ from paperbot.storage.db import Database
 from tests.support import corpus
 from tests.support.app import REPO, settings_for
 from tests.support.corpus import LoadPages
+from tests.support.leaks import leaked_resources
 from tests.support.postgres import fresh_schema, postgres_url
 
 
@@ -36,6 +37,15 @@ def pytest_configure(config: pytest.Config) -> None:
             "filterwarnings",
             r"ignore:Binding \d+ \('\?\d+'\) is a named parameter:DeprecationWarning",
         )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """A PostgreSQL test's unclosed connections fail that test, not a later
+    one: collected after its fixtures (its event loop too) are finalised."""
+    yield
+    if item.get_closest_marker("postgres") is not None and (leaked := leaked_resources()):
+        pytest.fail("left open: " + "; ".join(leaked), pytrace=False)
 
 
 @pytest.fixture(autouse=True)
