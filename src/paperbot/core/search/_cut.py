@@ -96,7 +96,7 @@ def _known(
         return True, count(piece) if count is not None and len(piece) > 1 else 1
     if count is None or len(piece) > MAX_PIECE or not may_be_word(piece):
         return None
-    if any(alias in piece for alias in aliases if len(alias) > 1):
+    if _holds_alias(piece, aliases):
         return None
     df = count(piece)
     if df < MIN_PIECE_DF:
@@ -107,3 +107,11 @@ def _known(
     if any(len(w) > len(piece) and count(w) >= FRAGMENT_SHARE * df for w in wider):
         return None
     return False, df
+
+
+def _holds_alias(piece: str, aliases: Collection[str]) -> bool:
+    """Whether an alias of two or more characters occurs in `piece`: its
+    substrings looked up (a piece has at most `MAX_PIECE` characters, the
+    table thousands of keys)."""
+    size = len(piece)
+    return any(piece[i:j] in aliases for i in range(size) for j in range(i + 2, size + 1))
