@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from paperbot.bench.search_queries import QUERIES
 from paperbot.core.search import (
+    QueryTables,
     Term,
     parse_query,
     rank,
@@ -62,7 +63,7 @@ EXPANSIONS = {
     ],
 )
 def test_fast_scores_equal_rerank_one(query: str) -> None:
-    fast, plain = fast_and_plain_scores(query, EXPANSIONS, VENUES)
+    fast, plain = fast_and_plain_scores(query, QueryTables(EXPANSIONS), VENUES)
     assert fast == plain
 
 
@@ -71,8 +72,7 @@ def test_fast_scores_equal_rerank_one_with_the_shipped_tables(query: str) -> Non
     """The bench's keywords and questions, parsed as the app parses them:
     English aliases and phrases of several words (read from the postings
     by the fast scorer), translations and synonyms."""
-    tables = shipped_tables()
-    fast, plain = fast_and_plain_scores(query, tables.expansions, VENUES, tables=tables)
+    fast, plain = fast_and_plain_scores(query, shipped_tables(), VENUES)
     assert fast == plain
 
 

@@ -9,6 +9,7 @@ from paperbot.core.search import (
     FieldSet,
     FieldText,
     NearWords,
+    QueryTables,
     cjk_strengths,
     latin_near,
     term_match,
@@ -150,6 +151,6 @@ EXPANSIONS = {
     ],
 )
 def test_long_queries_score_as_rerank_one(query: str) -> None:
-    fast, plain = fast_and_plain_scores(normalize(query), EXPANSIONS, candidates=200)
+    fast, plain = fast_and_plain_scores(normalize(query), QueryTables(EXPANSIONS), candidates=200)
     assert fast == plain
     assert any(fast)

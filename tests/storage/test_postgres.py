@@ -119,7 +119,7 @@ async def test_processes_starting_together_migrate_once() -> None:
 
 @pytest.mark.postgres
 async def test_storage_errors_are_one_line_storage_errors() -> None:
-    from paperbot.storage import ConstraintError, StorageError
+    from paperbot.storage import ConstraintError
 
     async with fresh_schema(postgres_url()) as url:
         db = await open_database(url)

@@ -59,21 +59,20 @@ def index_of(papers: Sequence[tuple[str, str]]) -> SearchIndex:
 
 def fast_and_plain_scores(
     query: str,
-    expansions: Mapping[str, Sequence[str]],
+    tables: QueryTables,
     venues: Sequence[str] = (),
     candidates: int = 400,
-    tables: QueryTables | None = None,
 ) -> tuple[list[float], list[float]]:
-    """Stage 2's scores of the real index's candidates for `query`, from
-    the fast scorer (`rerank_scores`) and the plain one (`rerank_one`);
-    with `tables`, the query is parsed as the app parses it."""
+    """Stage 2's scores of the real index's candidates for `query`, parsed
+    with `tables`, from the fast scorer (`rerank_scores`) and the plain one
+    (`rerank_one`)."""
     index = real_index()
     parsed = parse_query(
         query,
         venues=tuple(venues),
-        expansions=expansions,
-        translations=tables.translations if tables is not None else None,
-        synonyms=tables.synonyms if tables is not None else None,
+        expansions=tables.expansions,
+        translations=tables.translations,
+        synonyms=tables.synonyms,
     )
     s1, weights = stage1_scores(index, parsed.terms)
     cands = top_candidates(s1, candidates)

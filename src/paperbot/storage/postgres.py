@@ -35,6 +35,8 @@ _CURRENT: ContextVar[tuple[PostgresDatabase, Any] | None] = ContextVar(
     "paperbot_pg_transaction", default=None
 )
 POOL_SIZE = 10
+#: What asyncpg raises for a failed query, a closed pool or a lost server.
+_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
 VERSION_TABLE = "paperbot_schema"
 
 
@@ -137,13 +139,13 @@ class PostgresDatabase:
             if schema is not None:
                 await _create_schema(url, schema)
             pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except _ERRORS as exc:
             raise StorageError(f"cannot open database {redacted(url)}: {exc}") from None
         db = cls(pool, url)
         try:
             async with pool.acquire() as conn:
                 await migrate(conn)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+        except _ERRORS as exc:
             await pool.close()
             raise db.error(exc) from exc
         except BaseException:
@@ -160,27 +162,30 @@ class PostgresDatabase:
         """`method(sql, *params)` with PostgreSQL's errors turned into ours."""
         try:
             return await method(to_postgres(sql), *params)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+        except _ERRORS as exc:
             raise self.error(exc) from exc
 
     async def run_many(self, conn: Any, sql: str, rows: list[tuple[Any, ...]]) -> None:
         try:
             await conn.executemany(to_postgres(sql), rows)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+        except _ERRORS as exc:
             raise self.error(exc) from exc
+
+    def _refuse_if_closing(self) -> None:
+        if self._closing:
+            raise StorageError(f"database {self.location} is closed")
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[Any]:
         """A pooled connection, counted so that close() waits for it; its
         errors (the pool's own too: closed, connection refused) are ours."""
-        if self._closing:
-            raise StorageError(f"database {self.location} is closed")
+        self._refuse_if_closing()
         self._in_use += 1
         self._idle.clear()
         try:
             async with self.pool.acquire() as conn:
                 yield conn
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+        except _ERRORS as exc:
             raise self.error(exc) from exc
         finally:
             self._in_use -= 1
@@ -231,13 +236,12 @@ class PostgresDatabase:
         LISTENs), one user at a time: a connection runs one operation at
         once, and two first users would each open one."""
         async with self._holder_lock:
-            if self._closing:
-                raise StorageError(f"database {self.location} is closed")
+            self._refuse_if_closing()
             try:
                 if self._holder is None:
                     self._holder = await asyncpg.connect(self.url)
                 yield self._holder
-            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            except _ERRORS as exc:
                 raise self.error(exc) from exc
 
     async def hold(self, name: str) -> bool:
@@ -325,5 +329,5 @@ async def scratch_schema(url: str) -> AsyncIterator[str]:
                 await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
             finally:
                 await conn.close()
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except _ERRORS as exc:
             log.warning("could not drop the scratch schema %s: %s", schema, exc)

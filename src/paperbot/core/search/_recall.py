@@ -67,14 +67,14 @@ def term_scores(
     `seen` keeps the alternatives' scores for the query's other terms:
     several terms often share an alternative (权重衰减 and 衰减 both have
     `weight decay`)."""
+    seen = {} if seen is None else seen
     direct = _text_scores(index, term.text)
     scores, idf = direct.scores, direct.weight
     alt_weights = []
     for alt in term.alternatives:
-        known = None if seen is None else seen.get(alt)
-        found = known if known is not None else _text_scores(index, alt)
-        if seen is not None:
-            seen[alt] = found
+        if alt not in seen:
+            seen[alt] = _text_scores(index, alt)
+        found = seen[alt]
         np.maximum(scores, term.weight_of(alt) * found.scores, out=scores)
         alt_weights.append(found.weight)
         if alt in term.translations and term.text.isascii():
