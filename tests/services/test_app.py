@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,6 +14,7 @@ from paperbot.core.models import Paper, VenueCount
 from paperbot.services import workers
 from paperbot.services.app import App, StorageError
 from paperbot.services.feedback import FeedbackService
+from paperbot.services.search import SearchService
 from paperbot.storage import Database, open_database
 from tests.support.app import FIXED_NOW, settings_for
 from tests.support.corpus import LoadPages
@@ -111,6 +115,39 @@ async def test_corpus_service_loads_into_the_app(
     found = await loaded_app.corpus.list_papers(venue="ICML", year=2026)
     assert all(isinstance(p, Paper) for p in found)
     assert "Zebrafish Transformers" in {p.title for p in found}
+
+
+async def test_close_stops_a_search_rebuild_in_progress(
+    loaded_app: App,
+    tmp_path: Path,
+    load_pages: LoadPages,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Left running, the rebuild would read the closed database and log a failure.
+    await loaded_app.search.search("scaling laws")
+    release, resumed = asyncio.Event(), []
+    real_catch_up = SearchService._catch_up
+
+    async def slow_catch_up(self: SearchService, *args: Any) -> object:
+        await release.wait()
+        resumed.append(True)
+        return await real_catch_up(self, *args)
+
+    monkeypatch.setattr(SearchService, "_catch_up", slow_catch_up)
+    monkeypatch.setattr("paperbot.services.search.FRESH_WAIT_SECONDS", 0.01)
+    page = tmp_path / "extra-icml-2026.txt"
+    page.write_text("Zebrafish Transformers: 提出斑马鱼 Transformer。\n", encoding="utf-8")
+    await load_pages(loaded_app, page)
+    loaded_app.search.forget_version()
+    stale = await loaded_app.search.search("Zebrafish")  # answered by the previous index
+    assert "Zebrafish Transformers" not in {hit.paper.title for hit in stale.hits}
+    await loaded_app.close()
+    release.set()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert resumed == []
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
 async def test_state_service_keeps_values(loaded_app: App) -> None:

@@ -111,6 +111,21 @@ async def test_fetch_helpers_return_rows(db: Database) -> None:
     assert rows == [("a", "1"), ("b", "2")]
 
 
+async def test_a_closed_database_refuses_in_one_line(db: Database) -> None:
+    # A background job that outlives the close gets the same error on either backend.
+    await db.close()
+
+    async def write() -> None:
+        async with db.transaction() as conn:
+            await conn.execute("INSERT INTO meta (key, value) VALUES ('x', 'y')")
+
+    with pytest.raises(StorageError, match=r"^database .* is closed$"):
+        await db.fetch_one("SELECT 1")
+    with pytest.raises(StorageError, match=r"^database .* is closed$"):
+        await write()
+    await db.close()  # still harmless
+
+
 @pytest.mark.parametrize(
     "sql",
     ["SELECT nope FROM meta", "SELECT * FROM no_such_table", "SELEC 1"],

@@ -211,7 +211,7 @@ class App:
         if self._closed:
             return
         self._closed = True
-        await self.search.flush()  # its save may run in a worker: before they stop
+        await self.search.flush(closing=True)  # a rebuild or save may use a worker
         self.corpus.discard_early_texts()
         # The worker processes exit (freeing what a 100k-paper build held)
         # while the database closes (checkpointing its write-ahead log).

@@ -1,10 +1,9 @@
 """Search as a use-case: keep the in-memory index current, answer queries.
 
-The index is built from the store (in a worker thread: it is CPU work),
-persisted beside the data tagged with the corpus version, and reused on the
-next start. Every search checks the corpus version (one cheap query): after
-a `paperbot load` changed papers the index is rebuilt; while a large rebuild
-runs, searches are answered from the previous index instead of waiting.
+The index is built from the store off the event loop, persisted beside the
+data tagged with the corpus version, and reused on the next start. A search
+checks the corpus version: after a load changed papers the index catches up,
+and while a large rebuild runs, the previous index answers instead of waiting.
 """
 
 from __future__ import annotations
@@ -259,8 +258,12 @@ class SearchService:
                 return None
         return await store(version), "built"
 
-    async def flush(self) -> None:
-        """Wait for a background save of the index (before the database closes)."""
+    async def flush(self, *, closing: bool = False) -> None:
+        """Wait for a background save of the index; `closing` (the database
+        closes next) also stops a background rebuild: no search would read it."""
+        if closing and self._rebuild is not None:
+            self._rebuild.cancel()  # a no-op once it is done; a failure is logged
+            await asyncio.wait([self._rebuild])
         if self._saving is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._saving

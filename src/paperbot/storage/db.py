@@ -108,7 +108,8 @@ class SqliteDatabase:
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
         lock_wait_seconds: float = LOCK_WAIT_SECONDS,
     ) -> None:
-        self.conn = conn
+        self._conn = conn
+        self._closed = False
         self.path = path
         self.busy_timeout_ms = busy_timeout_ms
         self.lock_wait_seconds = lock_wait_seconds
@@ -153,6 +154,14 @@ class SqliteDatabase:
         except sqlite3.Error as exc:
             raise damage(exc, path) or StorageError(f"cannot open database {path}: {exc}") from exc
         return cls(conn, path)
+
+    @property
+    def conn(self) -> aiosqlite.Connection:
+        """The connection; once closed, a use is refused in one line (as on
+        PostgreSQL), not with aiosqlite's bare ValueError."""
+        if self._closed:
+            raise StorageError(f"database {self.path} is closed")
+        return self._conn
 
     @property
     def location(self) -> str:
@@ -277,7 +286,8 @@ class SqliteDatabase:
 
     async def close(self) -> None:
         """Close the connection; closing twice is harmless."""
-        await self.conn.close()
+        self._closed = True
+        await self._conn.close()
 
 
 #: The SQLite backend under the name callers that open files directly use.
