@@ -7,6 +7,6 @@ above never handle a driver's own errors.
 """
 
 from paperbot.storage.backend import Database, open_database
-from paperbot.storage.db import ConstraintError, CorruptDatabase, StorageError
+from paperbot.storage.errors import ConstraintError, CorruptDatabase, StorageError
 
 __all__ = ["ConstraintError", "CorruptDatabase", "Database", "StorageError", "open_database"]

@@ -1,61 +1,38 @@
-"""The SQLite backend: pragmas, transactions and numbered migrations.
+"""The SQLite backend: pragmas, transactions, its migrations applied on open.
 
 `SqliteDatabase` implements the `Database` protocol of storage/backend.py;
-the errors defined here are both backends' errors.
+both backends' errors (storage/errors.py) and the migration files
+(storage/migrations) are importable from here too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import aiosqlite
 
 from paperbot.storage.backend import Executed, Row
-from paperbot.storage.migrations import statements
+
+# Both backends' errors and the migration files, importable from here as before.
+from paperbot.storage.errors import ConstraintError as ConstraintError
+from paperbot.storage.errors import CorruptDatabase as CorruptDatabase
+from paperbot.storage.errors import StorageError as StorageError
+from paperbot.storage.migrations import available_migrations as available_migrations
+from paperbot.storage.migrations import migrate
 
 log = logging.getLogger(__name__)
 
-_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 #: SQLite's own wait for another connection's lock, per attempt.
 BUSY_TIMEOUT_MS = 5000
 #: How long to keep retrying (with backoff) a lock another process holds.
 LOCK_WAIT_SECONDS = 30.0
 _T = TypeVar("_T")
-
-
-class StorageError(Exception):
-    """The database cannot be opened, is newer than this code, or a statement failed.
-
-    Every `sqlite3.Error` leaving the storage package is turned into this, so
-    the layers above never need to know the store is SQLite; `str()` is one
-    clear line.
-    """
-
-
-class ConstraintError(StorageError):
-    """A write broke a UNIQUE, CHECK or foreign key constraint."""
-
-
-class CorruptDatabase(StorageError):
-    """The database file is damaged: not an SQLite file, or failing its check."""
-
-    def __init__(self, path: Path, detail: str) -> None:
-        # SQLite's report spans lines ("*** in database main ***\nPage 62: ..."): one line.
-        detail = " ".join(detail.replace("*** in database main ***", "").split())
-        super().__init__(
-            f"database {path} is damaged ({detail}): stop paperbot, move the file aside and "
-            "restore your last backup (README, 'Backups and restore'); "
-            "`paperbot doctor` shows the details"
-        )
-        self.path = path
 
 
 _DAMAGE_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
@@ -340,71 +317,3 @@ def describe_sqlite_error(path: Path, exc: sqlite3.Error, fallback: str = "") ->
     if "readonly" in text or "read-only" in text:
         return f"database {path} is read-only: nothing was changed; make it and its folder writable"
     return f"{fallback} database {path}: {text}".lstrip()
-
-
-def available_migrations(dialect: str = "sqlite") -> list[tuple[int, str, str]]:
-    """(version, name, sql) for every migration file of a backend, in order:
-    SQLite's in `migrations/`, PostgreSQL's in `migrations/postgresql/`."""
-    folder = resources.files("paperbot.storage.migrations")
-    if dialect != "sqlite":
-        folder = folder / dialect
-    found = []
-    for item in folder.iterdir():
-        match = _MIGRATION_NAME.match(item.name)
-        if match:
-            found.append((int(match.group(1)), item.name, item.read_text(encoding="utf-8")))
-    found.sort()
-    versions = [version for version, _, _ in found]
-    if versions != list(range(1, len(found) + 1)):
-        raise StorageError(f"migrations must be numbered 1..n without gaps, found {versions}")
-    return found
-
-
-async def schema_version(conn: aiosqlite.Connection) -> int:
-    async with conn.execute("PRAGMA user_version") as cursor:
-        row = await cursor.fetchone()
-    return int(row[0]) if row else 0
-
-
-async def migrate(conn: aiosqlite.Connection) -> int:
-    """Apply every migration newer than `PRAGMA user_version`; return the version."""
-    current = await schema_version(conn)
-    migrations = available_migrations()
-    if current > len(migrations):
-        raise StorageError(
-            f"database schema is version {current}, newer than this paperbot "
-            f"({len(migrations)}); upgrade paperbot"
-        )
-    for version, name, sql in migrations[current:]:
-        log.info("applying migration %s", name)
-        await _apply_migration(conn, version, sql)
-        current = version
-    return current
-
-
-async def _apply_migration(conn: aiosqlite.Connection, version: int, sql: str) -> None:
-    """One migration in one transaction, with foreign keys off while it runs.
-
-    executescript would COMMIT first; explicit statements inside one
-    transaction leave the previous version intact if one fails. Foreign keys
-    are off because a table rebuild drops the old table, and with them on that
-    drop would cascade into the rows just copied (the SQLite-documented way);
-    `foreign_key_check` then proves the result consistent before the commit.
-    """
-    await conn.execute("PRAGMA foreign_keys=OFF")
-    try:
-        await conn.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in statements(sql):
-                await conn.execute(statement)
-            async with conn.execute("PRAGMA foreign_key_check") as cursor:
-                broken = list(await cursor.fetchall())
-            if broken:
-                raise StorageError(f"migration {version} leaves broken references: {broken[:3]}")
-            await conn.execute(f"PRAGMA user_version = {version:d}")
-        except BaseException:
-            await conn.rollback()
-            raise
-        await conn.commit()
-    finally:
-        await conn.execute("PRAGMA foreign_keys=ON")
