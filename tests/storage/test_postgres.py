@@ -118,6 +118,19 @@ async def test_processes_starting_together_migrate_once() -> None:
 
 
 @pytest.mark.postgres
+async def test_a_database_a_newer_paperbot_migrated_is_refused() -> None:
+    async with fresh_schema(postgres_url()) as url:
+        db = await open_database(url)
+        try:
+            async with db.transaction() as conn:
+                await conn.execute("INSERT INTO paperbot_schema (version, name) VALUES (999, 'x')")
+        finally:
+            await db.close()
+        with pytest.raises(StorageError, match=r"schema is version 999, newer than this paperbot"):
+            await open_database(url)
+
+
+@pytest.mark.postgres
 async def test_storage_errors_are_one_line_storage_errors() -> None:
     from paperbot.storage import ConstraintError
 

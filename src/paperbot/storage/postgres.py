@@ -25,7 +25,8 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 import asyncpg
 
 from paperbot.storage.backend import Executed, Row
-from paperbot.storage.db import ConstraintError, StorageError, available_migrations
+from paperbot.storage.db import ConstraintError, StorageError
+from paperbot.storage.migrations import available_migrations, refuse_newer
 
 log = logging.getLogger(__name__)
 
@@ -300,11 +301,7 @@ async def migrate(conn: Any) -> int:
             " name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
         )
         current = int(await conn.fetchval(f"SELECT coalesce(max(version), 0) FROM {VERSION_TABLE}"))
-        if current > len(migrations):
-            raise StorageError(
-                f"database schema is version {current}, newer than this paperbot "
-                f"({len(migrations)}); upgrade paperbot"
-            )
+        refuse_newer(current, len(migrations))
         for version, name, sql in migrations[current:]:
             log.info("applying PostgreSQL migration %s", name)
             await conn.execute(sql)

@@ -49,6 +49,16 @@ def available_migrations(dialect: str = "sqlite") -> list[tuple[int, str, str]]:
     return found
 
 
+def refuse_newer(current: int, known: int) -> None:
+    """Refuse a database a newer paperbot migrated (schema version `current`
+    past the `known` migrations): this code cannot know its tables."""
+    if current > known:
+        raise StorageError(
+            f"database schema is version {current}, newer than this paperbot "
+            f"({known}); upgrade paperbot"
+        )
+
+
 async def schema_version(conn: aiosqlite.Connection) -> int:
     async with conn.execute("PRAGMA user_version") as cursor:
         row = await cursor.fetchone()
@@ -59,11 +69,7 @@ async def migrate(conn: aiosqlite.Connection) -> int:
     """Apply every migration newer than `PRAGMA user_version`; return the version."""
     current = await schema_version(conn)
     migrations = available_migrations()
-    if current > len(migrations):
-        raise StorageError(
-            f"database schema is version {current}, newer than this paperbot "
-            f"({len(migrations)}); upgrade paperbot"
-        )
+    refuse_newer(current, len(migrations))
     for version, name, sql in migrations[current:]:
         log.info("applying migration %s", name)
         await _apply_migration(conn, version, sql)
