@@ -4,12 +4,16 @@ process, and a dead worker replaced."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import time
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 
-from paperbot.services import workers
+from paperbot.services import worker_transfer, workers
 from paperbot.services.app import App
 from paperbot.storage import papers
 from paperbot.storage.backend import Database, open_database
@@ -41,6 +45,31 @@ async def test_a_dead_worker_is_replaced_and_the_job_retried() -> None:
         workers.shutdown_workers()
     assert calls
     assert calls[0] != os.getpid()
+
+
+def slow_large_result(started: str, seconds: float) -> npt.NDArray[np.uint8]:
+    Path(started).touch()
+    time.sleep(seconds)
+    return np.zeros(worker_transfer.OUT_OF_BAND_BYTES + 1, dtype=np.uint8)  # comes as a file
+
+
+async def test_a_cancelled_jobs_result_file_goes_when_the_job_ends(private_tmp: Path) -> None:
+    # Cancelled while it runs (a search rebuild at shutdown), the job runs on
+    # in its process and writes its file after the caller has gone.
+    started = private_tmp / "started"
+    job = asyncio.create_task(workers.in_worker(slow_large_result, str(started), 1.0))
+    try:
+        for _ in range(300):
+            if started.exists() or job.done():
+                break
+            await asyncio.sleep(0.05)
+        assert started.exists()
+        job.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await job
+    finally:
+        await asyncio.to_thread(workers.shutdown_workers)  # waits for the job to end
+    assert list(private_tmp.glob("paperbot-result-*")) == []
 
 
 async def ranked_ids(app: App) -> list[list[int]]:

@@ -192,18 +192,29 @@ async def in_lane(lane: int, fn: Callable[P, R], *args: P.args, **kwargs: P.kwar
     path = worker_transfer.spill_path()
     # Large arrays come back through a file, not the pipe (`worker_transfer`).
     job = functools.partial(worker_transfer.run_and_spill, call, path)
-    loop = asyncio.get_running_loop()
     try:
         try:
-            result = await loop.run_in_executor(_executor(lane), job)
+            result = await _finished(lane, job, path)
         except BrokenProcessPool:
             log.warning("the worker process died; starting a new one and retrying")
             _discard_broken(lane)
             worker_transfer.discard(path)
-            result = await loop.run_in_executor(_executor(lane), job)
+            result = await _finished(lane, job, path)
         return worker_transfer.receive(result)
     finally:
         worker_transfer.discard(path)
+
+
+async def _finished(lane: int, job: Callable[[], R], path: str) -> R:
+    """`job`'s result from the worker of `lane`. A job cancelled while it
+    runs (a rebuild stopped at shutdown) runs on to its end in its process:
+    the file it writes then (`worker_transfer`) is removed then."""
+    future = _executor(lane).submit(job)
+    try:
+        return await asyncio.wrap_future(future)
+    except asyncio.CancelledError:
+        future.add_done_callback(lambda _: worker_transfer.discard(path))
+        raise
 
 
 def with_own_connection(
