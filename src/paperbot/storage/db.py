@@ -23,6 +23,7 @@ from paperbot.storage.backend import Executed, Row
 from paperbot.storage.errors import ConstraintError as ConstraintError
 from paperbot.storage.errors import CorruptDatabase as CorruptDatabase
 from paperbot.storage.errors import StorageError as StorageError
+from paperbot.storage.errors import closed_database
 from paperbot.storage.migrations import available_migrations as available_migrations
 from paperbot.storage.migrations import migrate
 
@@ -137,7 +138,7 @@ class SqliteDatabase:
         """The connection; once closed, a use is refused in one line (as on
         PostgreSQL), not with aiosqlite's bare ValueError."""
         if self._closed:
-            raise StorageError(f"database {self.path} is closed")
+            raise closed_database(self.location)
         return self._conn
 
     @property

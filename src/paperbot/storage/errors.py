@@ -30,3 +30,8 @@ class CorruptDatabase(StorageError):
             "`paperbot doctor` shows the details"
         )
         self.path = path
+
+
+def closed_database(location: str) -> StorageError:
+    """What either backend raises for a use after `close()`: the same line."""
+    return StorageError(f"database {location} is closed")

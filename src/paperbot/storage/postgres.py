@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 import asyncpg
 
 from paperbot.storage.backend import Executed, Row
-from paperbot.storage.db import ConstraintError, StorageError
+from paperbot.storage.errors import ConstraintError, StorageError, closed_database
 from paperbot.storage.migrations import available_migrations, refuse_newer
 
 log = logging.getLogger(__name__)
@@ -174,7 +174,7 @@ class PostgresDatabase:
 
     def _refuse_if_closing(self) -> None:
         if self._closing:
-            raise StorageError(f"database {self.location} is closed")
+            raise closed_database(self.location)
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[Any]:
