@@ -91,13 +91,6 @@ class Term:
             return self.translation_weight
         return self.alt_weight
 
-    @property
-    def max_alt_weight(self) -> float:
-        """The most any alternative of the term can count."""
-        return (
-            max(self.translation_weight, self.alt_weight) if self.translations else self.alt_weight
-        )
-
 
 @dataclass(frozen=True, slots=True)
 class ParsedQuery:
