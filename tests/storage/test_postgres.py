@@ -208,8 +208,6 @@ async def test_closing_while_connections_open_leaves_none_behind() -> None:
 
 
 async def test_an_unreachable_server_is_one_clear_line() -> None:
-    from paperbot.storage import StorageError
-
     with pytest.raises(
         StorageError, match=r"cannot open database postgresql://nobody@127\.0\.0\.1:9/"
     ):
