@@ -14,9 +14,11 @@ from paperbot.bot.cogs import subscriptions as cog_module
 from paperbot.bot.cogs.subscriptions import Subscriptions
 from paperbot.bot.errors import UserError
 from paperbot.bot.translator import CatalogTranslator
+from paperbot.bot.views.offers import OffersView
 from paperbot.core import limits
+from paperbot.core.topics import Topic
 from paperbot.services.app import App
-from paperbot.services.subscriptions import MAX_PER_USER
+from paperbot.services.subscriptions import MAX_PER_USER, Subscribed
 from tests.support.app import FIXED_NOW
 from tests.support.commands import complete, invoke
 from tests.support.discord_mocks import MockBot, MockGuild, MockInteraction, MockMember
@@ -147,6 +149,37 @@ async def test_keyword_without_matches_names_the_topics_offered_meanwhile(
         "No paper matches it yet; until one does, the digest offers papers on "
         "**Quantization and low-bit training · 量化与低比特训练** as close to it."
     ) in text
+
+
+async def test_a_keyword_without_matches_offers_buttons_to_follow_a_topic_instead(
+    cog: Subscriptions, bot: MockBot
+) -> None:
+    kwargs = await subscribe(cog, interaction_in(bot), "lora adapters")
+    view = kwargs["view"]
+    assert isinstance(view, OffersView)
+    labels = [str(item.label) for item in view.children if isinstance(item, discord.ui.Button)]
+    assert labels == ["Follow Fine-tuning and PEFT · 微调与参数高效微调 instead"]
+    assert all(len(label) <= limits.BUTTON_LABEL_MAX for label in labels)
+    matched = await subscribe(cog, interaction_in(bot), "缩放定律")
+    assert matched.get("view") is None
+
+
+def test_the_answer_to_a_switch_names_both() -> None:
+    topic = Topic("topic", "fine-tuning-peft", "Fine-tuning and PEFT", zh="微调与参数高效微调")
+    result = Subscribed(topic, created=True, match_count=12, total=2)
+    old = Topic.keyword("lora adapters")
+    english = cog_module.render_subscribed(result, [], str, in_place_of=old).content
+    assert english.startswith(
+        "Now following **Fine-tuning and PEFT · 微调与参数高效微调** in place of "
+        "“lora adapters” (keyword)."
+    )
+    assert "12 papers match it now." in english
+    zh = cog_module.ZH_CN.get
+    chinese = cog_module.render_subscribed(result, [], lambda t: zh(t, t), in_place_of=old)
+    chinese_text = chinese.content
+    assert chinese_text.startswith(
+        "已改为关注 **Fine-tuning and PEFT · 微调与参数高效微调**，取代 “lora adapters” (关键词)。"
+    )
 
 
 @pytest.mark.parametrize(

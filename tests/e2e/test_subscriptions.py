@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from paperbot.bot.client import PaperBot
-from tests.fake_discord import CommandUnavailable, FakeUser
+from tests.fake_discord import CommandUnavailable, FakeUser, button
 from tests.support.e2e import E2E, StartBot, stop_bot
 
 
@@ -160,3 +160,30 @@ async def test_subscriptions_survive_a_restart(e2e: E2E, start_bot: StartBot) ->
     e2e.bot = bot
     result = await e2e.slash("subscriptions")
     assert "Model merging · 模型合并" in result.embeds[0]["description"]
+
+
+async def test_a_keyword_nothing_matches_can_be_swapped_for_an_offered_topic(e2e: E2E) -> None:
+    offered = await e2e.slash("subscribe", topic="lora adapters")
+    assert offered.ephemeral
+    assert "No paper matches it yet" in offered.text()
+    peft = button(offered.message or {}, "Follow Fine-tuning and PEFT")
+    assert peft["label"] == "Follow Fine-tuning and PEFT · 微调与参数高效微调 instead"
+
+    stranger = await e2e.click(offered.message, peft["custom_id"], user=FakeUser(name="other"))
+    assert stranger.ephemeral
+    assert "These buttons are for the reader who used /subscribe." in stranger.text()
+
+    done = await e2e.click(offered.message, peft["custom_id"])
+    assert done.message is not None
+    text = done.message["content"]
+    assert text.startswith(
+        "Now following **Fine-tuning and PEFT · 微调与参数高效微调** in place of "
+        "“lora adapters” (keyword)."
+    )
+    assert "papers match it now." in text
+    assert done.message["components"] == []
+    mine = await e2e.slash("subscriptions")
+    [embed] = mine.embeds
+    assert "Fine-tuning and PEFT" in embed["description"]
+    assert "lora adapters" not in embed["description"]
+    assert embed["footer"]["text"].startswith("1 of 25")

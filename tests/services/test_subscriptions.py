@@ -63,6 +63,32 @@ async def test_store_limit_is_checked_in_the_same_transaction(db: Database) -> N
     assert await store.count_user(db, GUILD_A, ALICE) == 3
 
 
+async def test_store_replace_swaps_in_one_step(db: Database) -> None:
+    add, replace = store.add, store.replace
+    await add(db, GUILD_A, ALICE, "keyword", "moe", "MoE", FIXED_NOW, 2)
+    await add(db, GUILD_A, ALICE, "keyword", "rl", "rl", FIXED_NOW, 2)
+    # At the limit: the old one's slot is the new one's.
+    swapped = await replace(
+        db, GUILD_A, ALICE, ("keyword", "moe"), ("topic", "m", "M"), FIXED_NOW, 2
+    )
+    assert swapped == "added"
+    mine = await store.user_subscriptions(db, GUILD_A, ALICE)
+    assert [(s.kind, s.topic, s.label) for s in mine] == [
+        ("keyword", "rl", "rl"),
+        ("topic", "m", "M"),
+    ]
+    # Already followed: the old one still goes.
+    again = await replace(db, GUILD_A, ALICE, ("keyword", "rl"), ("topic", "m", "M"), FIXED_NOW, 2)
+    assert again == "exists"
+    assert [s.topic for s in await store.user_subscriptions(db, GUILD_A, ALICE)] == ["m"]
+    # The old one gone meanwhile and the user at the limit: nothing changes.
+    await add(db, GUILD_A, ALICE, "keyword", "x", "x", FIXED_NOW, 2)
+    full = await replace(db, GUILD_A, ALICE, ("keyword", "gone"), ("topic", "n", "N"), FIXED_NOW, 2)
+    assert full == "limit"
+    assert [s.topic for s in await store.user_subscriptions(db, GUILD_A, ALICE)] == ["m", "x"]
+    assert await store.count_user(db, GUILD_B, ALICE) == 0
+
+
 async def test_store_guild_topics_groups_subscribers(db: Database) -> None:
     for guild, user, topic in [
         (GUILD_A, BOB, "rl"),
@@ -190,6 +216,44 @@ async def test_a_keyword_without_matches_says_which_topics_come_close(
     assert matched.close_to == ()  # matches: nothing to say
     nameless = await service.subscribe(GUILD_A, ALICE, "Hyena hierarchy", FIXED_NOW)
     assert nameless.close_to == ()  # names no topic
+
+
+async def test_a_keyword_without_matches_offers_topics_to_follow_instead(
+    service: SubscriptionService,
+) -> None:
+    # Close by its words (the digest's near topics), or by its spelling
+    # (what autocomplete ranks above the keyword itself).
+    lora = await service.subscribe(GUILD_A, ALICE, "lora adapters", FIXED_NOW)
+    assert [t.key for t in lora.instead] == ["fine-tuning-peft"]
+    spelled = await service.subscribe(GUILD_A, ALICE, "attention sink", FIXED_NOW)
+    assert (spelled.close_to, [t.key for t in spelled.instead]) == ((), ["attention"])
+    assert (await service.subscribe(GUILD_A, ALICE, "Hyena hierarchy", FIXED_NOW)).instead == ()
+    assert (await service.subscribe(GUILD_A, ALICE, "缩放定律", FIXED_NOW)).instead == ()
+
+
+async def test_switch_follows_the_offered_topic_in_place_of_the_keyword(
+    service: SubscriptionService,
+) -> None:
+    keyword = await service.subscribe(GUILD_A, ALICE, "lora adapters", FIXED_NOW)
+    await service.subscribe(GUILD_A, ALICE, "Hyena", FIXED_NOW)
+    (peft,) = keyword.instead
+    switched = await service.switch(GUILD_A, ALICE, keyword.topic, peft, FIXED_NOW)
+    assert (switched.topic, switched.created, switched.total) == (peft, True, 2)
+    assert switched.match_count == len(await service.topics.matches(peft)) > 0
+    followed = [f.topic.key for f in await service.followed(GUILD_A, ALICE)]
+    assert followed == ["hyena", "fine-tuning-peft"]
+
+
+async def test_switch_at_the_limit_after_the_keyword_went_is_refused(
+    service: SubscriptionService,
+) -> None:
+    keyword = await service.subscribe(GUILD_A, ALICE, "lora adapters", FIXED_NOW)
+    await service.unsubscribe(GUILD_A, ALICE, "lora adapters")
+    for i in range(MAX_PER_USER):
+        await service.subscribe(GUILD_A, ALICE, f"keyword{i}", FIXED_NOW)
+    with pytest.raises(SubscriptionLimitError):
+        await service.switch(GUILD_A, ALICE, keyword.topic, keyword.instead[0], FIXED_NOW)
+    assert await store.count_user(service.db, GUILD_A, ALICE) == MAX_PER_USER
 
 
 async def test_subscribing_twice_is_a_no_op(service: SubscriptionService) -> None:

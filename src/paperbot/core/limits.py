@@ -18,5 +18,7 @@ EMBED_AUTHOR_MAX = 256
 AUTOCOMPLETE_CHOICES_MAX = 25
 CHOICE_NAME_MAX = 100
 CHOICE_VALUE_MAX = 100
+#: A button's label (Message Components: Button).
+BUTTON_LABEL_MAX = 80
 #: Longest URL Discord accepts in an embed (`url`, image and thumbnail URLs).
 URL_MAX = 2048

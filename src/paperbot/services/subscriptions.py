@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import takewhile
 
 from paperbot.core import limits
 from paperbot.core.digest import TopicDemand
@@ -34,6 +35,9 @@ MAX_PER_USER = 25
 """Topics one user may follow in one server (also Discord's choice limit,
 so /unsubscribe's autocomplete can always offer all of them)."""
 
+MAX_INSTEAD = 3
+"""Topics offered in place of a keyword nothing matches (one button each)."""
+
 ENTRY_REFUSED = "“{entry}”: {problem}"
 """A list's unusable entry, named: which of "the, scaling laws" is refused."""
 
@@ -57,6 +61,10 @@ class Subscribed:
     close_to: tuple[Topic, ...] = ()
     """For a keyword no paper matches: the topics whose papers the digest
     offers meanwhile as close to it (`KeywordNear`)."""
+    instead: tuple[Topic, ...] = ()
+    """For a keyword no paper matches: vocabulary topics to follow in its
+    place (`switch`), the close ones first, then those autocomplete would
+    have offered for the text; at most `MAX_INSTEAD`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +107,36 @@ class SubscriptionService:
             raise SubscriptionLimitError(MAX_PER_USER)
         count = await self.topics.match_count(topic)
         total = await store.count_user(self.db, guild_id, user_id)
-        close = await self.close_topics(topic) if count == 0 else ()
-        return Subscribed(topic, outcome == "added", count, total, close)
+        if count:
+            return Subscribed(topic, outcome == "added", count, total)
+        close = await self.close_topics(topic)
+        instead = self._instead(text, close) if topic.is_keyword else ()
+        return Subscribed(topic, outcome == "added", count, total, close, instead)
+
+    def _instead(self, text: str, close: tuple[Topic, ...]) -> tuple[Topic, ...]:
+        """Vocabulary topics to offer in place of a keyword nothing matches:
+        `close`, then the topics autocomplete ranks above the keyword itself."""
+        spelled = (self.topics.vocabulary.get(c.value) for c in self.topics.suggest(text))
+        above = takewhile(lambda topic: topic is not None, spelled)
+        offered = dict.fromkeys([*close, *(t for t in above if t is not None)])
+        return tuple(offered)[:MAX_INSTEAD]
+
+    async def switch(
+        self, guild_id: int, user_id: int, old: Topic, topic: Topic, now: datetime
+    ) -> Subscribed:
+        """Follow `topic` in place of `old` (a keyword `subscribe` offered it
+        for, `Subscribed.instead`) in one transaction. Raises
+        `SubscriptionLimitError` when `old` was dropped meanwhile and the user
+        follows the most topics already."""
+        new = (topic.kind, topic.key, topic.name)
+        outcome = await store.replace(
+            self.db, guild_id, user_id, (old.kind, old.key), new, now, MAX_PER_USER
+        )
+        if outcome == "limit":
+            raise SubscriptionLimitError(MAX_PER_USER)
+        count = await self.topics.match_count(topic)
+        total = await store.count_user(self.db, guild_id, user_id)
+        return Subscribed(topic, outcome == "added", count, total)
 
     async def close_topics(self, topic: Topic) -> tuple[Topic, ...]:
         """The topics whose papers the digest offers as close to a keyword

@@ -13,11 +13,12 @@ from typing import Any, Literal
 
 from paperbot.core.models import Subscription, TopicCount, TopicSubscribers
 from paperbot.core.models import SubscriptionKind as Kind
-from paperbot.storage.backend import Database
+from paperbot.storage.backend import Database, Transaction
 
 AddOutcome = Literal["added", "exists", "limit"]
 
 _COLUMNS = "guild_id, user_id, kind, topic, label, created_at"
+_DELETE = "DELETE FROM subscriptions WHERE guild_id = ? AND user_id = ? AND kind = ? AND topic = ?"
 
 
 async def add(
@@ -35,32 +36,55 @@ async def add(
     The check and the insert share one write transaction, so two concurrent
     subscribes cannot both slip under the limit.
     """
+    async with db.transaction() as conn:
+        await conn.lock(f"subscriptions:{guild_id}:{user_id}")
+        return await _add_checked(conn, (guild_id, user_id, kind, topic, label), now, limit)
+
+
+async def replace(
+    db: Database,
+    guild_id: int,
+    user_id: int,
+    old: tuple[Kind, str],
+    new: tuple[Kind, str, str],
+    now: datetime,
+    limit: int,
+) -> AddOutcome:
+    """Follow `new` (kind, topic, label) in place of `old` (kind, topic) in one
+    write transaction ("added", or "exists" when `new` was followed already).
+    Removing `old` frees the slot `new` takes, so "limit" means `old` was
+    not followed any more, and then nothing changed."""
+    async with db.transaction() as conn:
+        await conn.lock(f"subscriptions:{guild_id}:{user_id}")
+        await conn.execute(_DELETE, (guild_id, user_id, *old))
+        return await _add_checked(conn, (guild_id, user_id, *new), now, limit)
+
+
+async def _add_checked(
+    conn: Transaction, row: tuple[int, int, Kind, str, str], now: datetime, limit: int
+) -> AddOutcome:
+    """The insert of `add`, inside the caller's locked transaction."""
+    guild_id, user_id, kind, topic, _label = row
     exists = (
         "SELECT 1 FROM subscriptions WHERE guild_id = ? AND user_id = ? AND kind = ? AND topic = ?"
     )
     count = "SELECT count(*) FROM subscriptions WHERE guild_id = ? AND user_id = ?"
-    async with db.transaction() as conn:
-        await conn.lock(f"subscriptions:{guild_id}:{user_id}")
-        if await db.fetch_one(exists, (guild_id, user_id, kind, topic)) is not None:
-            return "exists"
-        row = await db.fetch_one(count, (guild_id, user_id))
-        if row is not None and int(row[0]) >= limit:
-            return "limit"
-        await conn.execute(
-            f"INSERT INTO subscriptions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
-            (guild_id, user_id, kind, topic, label, now.isoformat()),
-        )
+    if await conn.fetch_one(exists, (guild_id, user_id, kind, topic)) is not None:
+        return "exists"
+    found = await conn.fetch_one(count, (guild_id, user_id))
+    if found is not None and int(found[0]) >= limit:
+        return "limit"
+    await conn.execute(
+        f"INSERT INTO subscriptions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+        (*row, now.isoformat()),
+    )
     return "added"
 
 
 async def remove(db: Database, guild_id: int, user_id: int, kind: Kind, topic: str) -> bool:
     """Unsubscribe; False when there was nothing to remove."""
     async with db.transaction() as conn:
-        cur = await conn.execute(
-            "DELETE FROM subscriptions WHERE guild_id = ? AND user_id = ? AND kind = ?"
-            " AND topic = ?",
-            (guild_id, user_id, kind, topic),
-        )
+        cur = await conn.execute(_DELETE, (guild_id, user_id, kind, topic))
     return cur.rowcount > 0
 
 

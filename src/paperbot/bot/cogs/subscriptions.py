@@ -19,6 +19,7 @@ from discord.ext import commands
 from paperbot.bot.errors import UserError
 from paperbot.bot.respond import guild_id_of, localize, reply, thinking_when_slow, translator
 from paperbot.bot.suggest import Suggestions
+from paperbot.bot.views.offers import OffersView
 from paperbot.bot.warmup import WarmUp
 from paperbot.clock import utc_now
 from paperbot.core import limits
@@ -58,6 +59,9 @@ SUBSCRIPTIONS_DESCRIPTION = "Your topics in this server and how many papers matc
 
 KEYWORD = "keyword"
 SUBSCRIBED = "Subscribed to **{topic}**."
+SWITCHED = "Now following **{topic}** in place of {old}."
+INSTEAD_BUTTON = "Follow {topic} instead"
+NOT_YOUR_OFFER = "These buttons are for the reader who used /subscribe."
 ALREADY = "You already follow **{topic}** in this server."
 MATCHES = "{count} papers match it now."
 NO_MATCHES = "No paper matches it yet; the digest will pick it up when one does."
@@ -97,6 +101,9 @@ ZH_CN: dict[str, str] = {
     SUBSCRIPTIONS_DESCRIPTION: "你在本服务器关注的主题，以及各自匹配的论文数",
     KEYWORD: "关键词",
     SUBSCRIBED: "已订阅 **{topic}**。",
+    SWITCHED: "已改为关注 **{topic}**，取代 {old}。",
+    INSTEAD_BUTTON: "改为关注 {topic}",
+    NOT_YOUR_OFFER: "这些按钮只供使用 /subscribe 的人使用。",
     ALREADY: "你已经在本服务器订阅了 **{topic}**。",
     MATCHES: "目前有 {count} 篇论文与之匹配。",
     NO_MATCHES: "目前还没有匹配的论文；一旦出现，每日摘要会推送给你。",
@@ -139,10 +146,20 @@ def topic_text(topic: Topic, tr: Translate) -> str:
 
 
 def render_subscribed(
-    result: Subscribed, examples: Sequence[Example], tr: Translate
+    result: Subscribed,
+    examples: Sequence[Example],
+    tr: Translate,
+    *,
+    in_place_of: Topic | None = None,
 ) -> MessageData:
+    """The answer to /subscribe; with `in_place_of`, to a press of one of
+    its "follow … instead" buttons."""
     name = topic_text(result.topic, tr)
-    lines = [tr(SUBSCRIBED if result.created else ALREADY).format(topic=name)]
+    if in_place_of is not None:
+        first = tr(SWITCHED).format(topic=name, old=topic_text(in_place_of, tr))
+    else:
+        first = tr(SUBSCRIBED if result.created else ALREADY).format(topic=name)
+    lines = [first]
     count = result.match_count
     lines.append(tr(MATCHES).format(count=count) if count else _no_matches(result, tr))
     if result.topic.is_keyword:
@@ -245,7 +262,34 @@ class Subscriptions(commands.Cog):
             except SubscriptionLimitError as exc:
                 raise UserError(localize(interaction, LIMIT, limit=exc.limit)) from None
             examples = await self._examples(result) if result.match_count else []
-        await reply(interaction, render_subscribed(result, examples, tr))
+        answer = render_subscribed(result, examples, tr)
+        if result.instead:
+            await self._offers(interaction, result).start(interaction, answer)
+        else:
+            await reply(interaction, answer)
+
+    def _offers(self, interaction: discord.Interaction[PaperBot], result: Subscribed) -> OffersView:
+        """A button per topic to follow in place of a keyword nothing matches."""
+        guild_id, user_id = self._ids(interaction)
+        tr = translator(interaction)
+
+        async def switch(pressed: discord.Interaction[PaperBot], index: int) -> str:
+            service = self.bot.app.subscriptions
+            old, topic = result.topic, result.instead[index]
+            try:
+                chosen = await service.switch(guild_id, user_id, old, topic, utc_now())
+            except SubscriptionLimitError as exc:
+                raise UserError(localize(pressed, LIMIT, limit=exc.limit)) from None
+            examples = await self._examples(chosen) if chosen.match_count else []
+            answer = render_subscribed(chosen, examples, translator(pressed), in_place_of=old)
+            return answer.content
+
+        return OffersView(
+            owner_id=user_id,
+            labels=[tr(INSTEAD_BUTTON).format(topic=t.label) for t in result.instead],
+            on_choose=switch,
+            not_yours_text=tr(NOT_YOUR_OFFER),
+        )
 
     async def _examples(self, result: Subscribed) -> list[Example]:
         topics = self.bot.app.topics
