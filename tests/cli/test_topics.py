@@ -163,6 +163,12 @@ def test_topics_match_table_for_a_keyword(capsys: pytest.CaptureFixture[str]) ->
             "no paper matches “quantization-aware training” (keyword · 关键词); the digest "
             "offers papers on Quantization and low-bit training · 量化与低比特训练 as close to it",
         ),
+        (
+            ["topics", "match", "hallucination"],
+            1,
+            "no paper matches “hallucination” (keyword · 关键词); did you mean "
+            "Knowledge, editing and factuality · 知识、编辑与事实性?",
+        ),
         (["topics", "match", "   "], 2, "Type a topic"),
         (["topics", "match", "!!!"], 2, "at least one letter"),
         (["topics", "match", "the"], 2, "only common words"),
@@ -186,9 +192,17 @@ def test_topics_match_json_names_the_close_topics(capsys: pytest.CaptureFixture[
     capsys.readouterr()
     assert main(["topics", "match", "quantization-aware training", "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
-    assert (data["matches"], data["close_to"]) == (0, ["quantization"])
+    assert (data["matches"], data["close_to"], data["instead"]) == (
+        0,
+        ["quantization"],
+        ["quantization"],
+    )
+    assert main(["topics", "match", "hallucination", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert (data["close_to"], data["instead"]) == ([], ["knowledge-factuality"])
     assert main(["topics", "match", "scaling laws", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["close_to"] == []  # matches: none named
+    data = json.loads(capsys.readouterr().out)
+    assert (data["close_to"], data["instead"]) == ([], [])  # matches: none named
 
 
 def test_topics_match_on_an_empty_database(capsys: pytest.CaptureFixture[str]) -> None:

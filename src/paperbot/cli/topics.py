@@ -96,25 +96,33 @@ def run_match(args: argparse.Namespace, settings: Settings) -> int:
         scores = {int(i): float(s) for i, s in zip(found.ids, found.scores, strict=True)}
         rows = [_match_json(app, topic, paper, scores[paper.id]) for paper in shown]
         close = await app.subscriptions.close_topics(topic) if not len(found) else ()
+        unmatched_keyword = topic.is_keyword and not len(found)
+        instead = app.subscriptions.instead(args.topic, close) if unmatched_keyword else ()
         if args.json:
             matched = {"matches": len(found), "papers": rows}
-            print_json({**_topic_json(topic), **matched, "close_to": [t.key for t in close]})
+            offers = {"close_to": [t.key for t in close], "instead": [t.key for t in instead]}
+            print_json({**_topic_json(topic), **matched, **offers})
         else:
             _print_matches(topic, rows, len(found))
         if not len(found):
             loaded = await app.corpus.paper_count()
-            return fail(_no_match(topic, close) if loaded else "no papers loaded", EXIT_PROBLEMS)
+            problem = _no_match(topic, close, instead) if loaded else "no papers loaded"
+            return fail(problem, EXIT_PROBLEMS)
         return EXIT_OK
 
     return with_app(settings, job)
 
 
-def _no_match(topic: Topic, close: Sequence[Topic]) -> str:
-    """No paper matches; the topics the digest offers meanwhile as close."""
+def _no_match(topic: Topic, close: Sequence[Topic], instead: Sequence[Topic]) -> str:
+    """No paper matches; the topics the digest offers meanwhile as close, and
+    the others `/subscribe` offers to follow in its place."""
     line = f"no paper matches {topic.label}"
     if close:
         line += "; the digest offers papers on " + ", ".join(t.label for t in close)
         line += " as close to it"
+    others = [t.label for t in instead if t not in close]
+    if others:
+        line += "; did you mean " + " or ".join(others) + "?"
     return line
 
 

@@ -110,12 +110,13 @@ class SubscriptionService:
         if count:
             return Subscribed(topic, outcome == "added", count, total)
         close = await self.close_topics(topic)
-        instead = self._instead(text, close) if topic.is_keyword else ()
+        instead = self.instead(text, close) if topic.is_keyword else ()
         return Subscribed(topic, outcome == "added", count, total, close, instead)
 
-    def _instead(self, text: str, close: tuple[Topic, ...]) -> tuple[Topic, ...]:
-        """Vocabulary topics to offer in place of a keyword nothing matches:
-        `close`, then the topics autocomplete ranks above the keyword itself."""
+    def instead(self, text: str, close: Sequence[Topic]) -> tuple[Topic, ...]:
+        """Vocabulary topics to offer in place of keyword `text` when nothing
+        matches it: `close` (`close_topics`), then the topics autocomplete
+        ranks above the keyword itself."""
         spelled = (self.topics.vocabulary.get(c.value) for c in self.topics.suggest(text))
         above = takewhile(lambda topic: topic is not None, spelled)
         offered = dict.fromkeys([*close, *(t for t in above if t is not None)])
