@@ -13,15 +13,15 @@ from typing import Any
 
 import discord
 
-from paperbot.bot import errors
 from paperbot.bot.respond import thinking_when_slow, update_message
+from paperbot.bot.views.owned import OwnerOnlyView
 
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 120.0
 
 
-class ConfirmView(errors.HandledView):
+class ConfirmView(OwnerOnlyView):
     def __init__(
         self,
         *,
@@ -33,20 +33,12 @@ class ConfirmView(errors.HandledView):
         not_yours_text: str,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
-        super().__init__(timeout=timeout)
-        self.owner_id = owner_id
+        super().__init__(owner_id=owner_id, not_yours_text=not_yours_text, timeout=timeout)
         self._on_confirm = on_confirm
         self._cancelled_text = cancelled_text
-        self._not_yours_text = not_yours_text
         self.confirm.label = confirm_label
         self.cancel.label = cancel_label
         self.interaction: discord.Interaction[Any] | None = None
-
-    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        if interaction.user.id == self.owner_id:
-            return True
-        await errors.send_ephemeral(interaction, self._not_yours_text)
-        return False
 
     async def _finish(self, interaction: discord.Interaction[Any], text: str) -> None:
         self.stop()

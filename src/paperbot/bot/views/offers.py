@@ -15,8 +15,8 @@ from typing import Any
 
 import discord
 
-from paperbot.bot import errors
 from paperbot.bot.respond import reply, thinking_when_slow, update_message
+from paperbot.bot.views.owned import OwnerOnlyView
 from paperbot.core import limits
 from paperbot.core.render import MessageData, trim
 
@@ -29,7 +29,7 @@ MAX_OFFERS = 5
 Choose = Callable[[discord.Interaction[Any], int], Awaitable[str]]
 
 
-class OffersView(errors.HandledView):
+class OffersView(OwnerOnlyView):
     def __init__(
         self,
         *,
@@ -39,10 +39,8 @@ class OffersView(errors.HandledView):
         not_yours_text: str,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
-        super().__init__(timeout=timeout)
-        self.owner_id = owner_id
+        super().__init__(owner_id=owner_id, not_yours_text=not_yours_text, timeout=timeout)
         self._on_choose = on_choose
-        self._not_yours_text = not_yours_text
         self._interaction: discord.Interaction[Any] | None = None
         self._message: discord.WebhookMessage | None = None
         for index, label in enumerate(labels[:MAX_OFFERS]):
@@ -57,12 +55,6 @@ class OffersView(errors.HandledView):
         self._interaction = interaction
         # A follow-up (after a defer) is kept: on timeout it is edited directly.
         self._message = await reply(interaction, message, view=self)
-
-    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        if interaction.user.id == self.owner_id:
-            return True
-        await errors.send_ephemeral(interaction, self._not_yours_text)
-        return False
 
     async def _chosen(self, index: int, interaction: discord.Interaction[Any]) -> None:
         async with thinking_when_slow(interaction, updating=True):
