@@ -95,9 +95,9 @@ def run_match(args: argparse.Namespace, settings: Settings) -> int:
         shown = await app.corpus.get_papers([int(i) for i in found.ids[: args.limit]])
         scores = {int(i): float(s) for i, s in zip(found.ids, found.scores, strict=True)}
         rows = [_match_json(app, topic, paper, scores[paper.id]) for paper in shown]
-        close = await app.subscriptions.close_topics(topic) if not len(found) else ()
-        unmatched_keyword = topic.is_keyword and not len(found)
-        instead = app.subscriptions.instead(args.topic, close) if unmatched_keyword else ()
+        close, instead = (
+            await app.subscriptions.alternatives(topic, args.topic) if not len(found) else ((), ())
+        )
         if args.json:
             matched = {"matches": len(found), "papers": rows}
             offers = {"close_to": [t.key for t in close], "instead": [t.key for t in instead]}

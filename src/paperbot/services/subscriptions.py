@@ -7,9 +7,8 @@ reads across servers (except the operator listing, which asks explicitly).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
-from itertools import takewhile
 
 from paperbot.core import limits
 from paperbot.core.digest import TopicDemand
@@ -63,8 +62,7 @@ class Subscribed:
     offers meanwhile as close to it (`KeywordNear`)."""
     instead: tuple[Topic, ...] = ()
     """For a keyword no paper matches: vocabulary topics to follow in its
-    place (`switch`), the close ones first, then those autocomplete would
-    have offered for the text; at most `MAX_INSTEAD`."""
+    place (`switch`; `alternatives`), at most `MAX_INSTEAD`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,24 +101,29 @@ class SubscriptionService:
         outcome = await store.add(
             self.db, guild_id, user_id, topic.kind, topic.key, topic.name, now, MAX_PER_USER
         )
-        if outcome == "limit":
-            raise SubscriptionLimitError(MAX_PER_USER)
-        count = await self.topics.match_count(topic)
-        total = await store.count_user(self.db, guild_id, user_id)
-        if count:
-            return Subscribed(topic, outcome == "added", count, total)
-        close = await self.close_topics(topic)
-        instead = self.instead(text, close) if topic.is_keyword else ()
-        return Subscribed(topic, outcome == "added", count, total, close, instead)
+        subscribed = await self._followed(guild_id, user_id, topic, outcome)
+        if subscribed.match_count:
+            return subscribed
+        close, instead = await self.alternatives(topic, text)
+        return replace(subscribed, close_to=close, instead=instead)
 
-    def instead(self, text: str, close: Sequence[Topic]) -> tuple[Topic, ...]:
-        """Vocabulary topics to offer in place of keyword `text` when nothing
-        matches it: `close` (`close_topics`), then the topics autocomplete
-        ranks above the keyword itself."""
-        spelled = (self.topics.vocabulary.get(c.value) for c in self.topics.suggest(text))
-        above = takewhile(lambda topic: topic is not None, spelled)
-        offered = dict.fromkeys([*close, *(t for t in above if t is not None)])
-        return tuple(offered)[:MAX_INSTEAD]
+    async def alternatives(
+        self, topic: Topic, text: str
+    ) -> tuple[tuple[Topic, ...], tuple[Topic, ...]]:
+        """For a topic nothing matches (typed as `text`): the topics whose
+        papers the digest offers as close to it (`KeywordNear`), and for a
+        keyword the vocabulary topics to follow in its place: those, then the
+        topics autocomplete ranks above the keyword itself."""
+        close = await self._near.close_topics(topic)
+        if not topic.is_keyword:
+            return close, ()
+        offered = dict.fromkeys(close)
+        for choice in self.topics.suggest(text):
+            spelled = self.topics.vocabulary.get(choice.value)
+            if spelled is None:  # the keyword's own choice: what follows is farther off
+                break
+            offered.setdefault(spelled)
+        return close, tuple(offered)[:MAX_INSTEAD]
 
     async def switch(
         self, guild_id: int, user_id: int, old: Topic, topic: Topic, now: datetime
@@ -133,16 +136,17 @@ class SubscriptionService:
         outcome = await store.replace(
             self.db, guild_id, user_id, (old.kind, old.key), new, now, MAX_PER_USER
         )
+        return await self._followed(guild_id, user_id, topic, outcome)
+
+    async def _followed(
+        self, guild_id: int, user_id: int, topic: Topic, outcome: store.AddOutcome
+    ) -> Subscribed:
+        """What an add (or a swap) of `topic` came to; the limit as its error."""
         if outcome == "limit":
             raise SubscriptionLimitError(MAX_PER_USER)
         count = await self.topics.match_count(topic)
         total = await store.count_user(self.db, guild_id, user_id)
         return Subscribed(topic, outcome == "added", count, total)
-
-    async def close_topics(self, topic: Topic) -> tuple[Topic, ...]:
-        """The topics whose papers the digest offers as close to a keyword
-        its own words find few near papers for (`KeywordNear`)."""
-        return await self._near.close_topics(topic)
 
     async def unsubscribe(self, guild_id: int, user_id: int, text: str) -> Unsubscribed:
         """Stop following. The text may be a stored topic id or keyword (what
