@@ -95,6 +95,19 @@ async def reply(
     return None
 
 
+async def edit_reply(
+    interaction: discord.Interaction[Any] | None,
+    follow_up: discord.Message | discord.WebhookMessage | None,
+    **fields: Any,
+) -> None:
+    """Change what `reply` sent (a view's buttons on timeout): the follow-up
+    it returned, else `interaction`'s original response; neither, nothing."""
+    if follow_up is not None:
+        await follow_up.edit(**fields)
+    elif interaction is not None:
+        await interaction.edit_original_response(**fields)
+
+
 DEFER_AFTER_SECONDS = 1.0
 """An answer not ready this long after the interaction was created says
 "thinking…" first: Discord drops an interaction not acknowledged within 3

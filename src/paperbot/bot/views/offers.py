@@ -15,7 +15,7 @@ from typing import Any
 
 import discord
 
-from paperbot.bot.respond import reply, thinking_when_slow, update_message
+from paperbot.bot.respond import edit_reply, reply, thinking_when_slow, update_message
 from paperbot.bot.views.owned import OwnerOnlyView
 from paperbot.core import limits
 from paperbot.core.render import MessageData, trim
@@ -66,10 +66,7 @@ class OffersView(OwnerOnlyView):
 
     async def on_timeout(self) -> None:
         try:
-            if self._message is not None:
-                await self._message.edit(view=None)
-            elif self._interaction is not None:
-                await self._interaction.edit_original_response(view=None)
+            await edit_reply(self._interaction, self._message, view=None)
         except discord.HTTPException as exc:
             # Deleted message or expired token: the buttons are gone anyway.
             log.info("could not remove the offers: %s", exc)

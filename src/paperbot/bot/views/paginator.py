@@ -147,10 +147,7 @@ class Paginator(errors.HandledView):
         for item in (self.previous, self.counter, self.next):
             item.disabled = True
         try:
-            if self._message is not None:
-                await self._message.edit(view=self)
-            elif self._interaction is not None:
-                await self._interaction.edit_original_response(view=self)
+            await respond.edit_reply(self._interaction, self._message, view=self)
         except discord.HTTPException as exc:
             # Deleted message or expired token: the buttons are gone anyway.
             log.info("could not disable paginator buttons: %s", exc)
